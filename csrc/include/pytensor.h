@@ -1,0 +1,417 @@
+/* pytensor.h - the flat ABI of pytensor's C core.
+ *
+ * This is the one header that both the C unit tests and the Python side read: setup.py hands it to
+ * cffi's cdef after deleting the preprocessor lines and the PT_API token, so everything between
+ * those lines must stay plain C declarations that cffi understands (no macros in declarations, no
+ * inline functions, enums with explicit values).
+ *
+ * Conventions (see DESIGN.md, "The flat ABI"):
+ *   - Functions that can fail return pt_status (PT_OK == 0) and write results through
+ *     out-parameters. On failure pt_error_message() holds a thread-local message and
+ *     pt_error_location() the C file:line that raised it.
+ *   - Queries on a live object that cannot fail (sizes, dtype, device, ...) return their value
+ *     directly: they are on the Python attribute path, where an out-parameter would cost a cffi
+ *     allocation per call. Passing NULL to them is a programming error.
+ *   - Objects are opaque and reference-counted with atomic counters. A function that hands out an
+ *     object through `**out` hands out a NEW reference that the caller owns and must release.
+ *     Functions that take an object argument do NOT take ownership of it unless they say so.
+ *     Pointers returned by the direct queries are borrowed: valid while the object lives.
+ */
+#ifndef PYTENSOR_H
+#define PYTENSOR_H
+#include <stddef.h>
+#include <stdint.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+#ifndef PT_API
+#define PT_API __attribute__((visibility("default")))
+#endif
+
+/* ---------------------------------------------------------------- errors (csrc/core/error.c) */
+typedef int32_t pt_status;
+enum {
+    PT_OK = 0,
+    PT_ERR_VALUE = 1,           /* ValueError */
+    PT_ERR_TYPE = 2,            /* TypeError */
+    PT_ERR_INDEX = 3,           /* IndexError */
+    PT_ERR_MEMORY = 4,          /* MemoryError */
+    PT_ERR_NOT_IMPLEMENTED = 5, /* NotImplementedError */
+    PT_ERR_RUNTIME = 6          /* RuntimeError */
+};
+/* The message of the last failure on this thread ("" when none). Borrowed, valid until the next
+ * failure on this thread. */
+PT_API const char *pt_error_message(void);
+/* The status code of the last failure on this thread (PT_OK when none or after clear). */
+PT_API pt_status pt_error_code(void);
+/* Where the last failure was raised: a path relative to the source tree ("csrc/core/tensor.c"). */
+PT_API const char *pt_error_file(void);
+PT_API int32_t pt_error_line(void);
+PT_API void pt_error_clear(void);
+/* Records a failure (used by backends and tests; the core uses the PT_ERROR macro). Returns code. */
+PT_API pt_status pt_error_raise(pt_status code, const char *file, int32_t line, const char *message);
+
+/* ---------------------------------------------------------------- registries (csrc/core/registry.c) */
+typedef struct pt_registry_entry_info {
+    const char *registry;
+    const char *key;
+    const char *help;
+    const char *file;
+    int32_t line;
+    const void *creator;
+} pt_registry_entry_info;
+/* Number of registries (the registry of registries counts itself: it is named "registry"). */
+PT_API int32_t pt_registry_count(void);
+PT_API pt_status pt_registry_name(int32_t index, const char **out);
+PT_API pt_status pt_registry_size(const char *registry, int32_t *out);
+/* Entries in key order. */
+PT_API pt_status pt_registry_entry(const char *registry, int32_t index, pt_registry_entry_info *out);
+PT_API pt_status pt_registry_find(const char *registry, const char *key, pt_registry_entry_info *out);
+/* Runtime registration; the strings must outlive the registry (static or interned by the caller).
+ * A duplicate key fails with PT_ERR_RUNTIME naming both registration sites. */
+PT_API pt_status pt_registry_add(const char *registry, const char *key, const void *creator,
+                                 const char *help, const char *file, int32_t line);
+/* Creates a registry (PT_ERR_RUNTIME if it exists). */
+PT_API pt_status pt_registry_define(const char *registry, const char *help, const char *file,
+                                    int32_t line);
+
+/* ---------------------------------------------------------------- dtypes (csrc/core/dtype.c) */
+enum {
+    PT_BOOL = 0,
+    PT_UINT8 = 1,
+    PT_INT8 = 2,
+    PT_INT16 = 3,
+    PT_INT32 = 4,
+    PT_INT64 = 5,
+    PT_FLOAT16 = 6,
+    PT_BFLOAT16 = 7,
+    PT_FLOAT32 = 8,
+    PT_FLOAT64 = 9,
+    PT_COMPLEX64 = 10,
+    PT_COMPLEX128 = 11,
+    PT_DTYPE_BUILTIN_COUNT = 12,
+    PT_DTYPE_MAX = 64 /* builtin + runtime-registered ids */
+};
+enum {
+    PT_KIND_BOOL = 1,
+    PT_KIND_INTEGER = 2,
+    PT_KIND_FLOAT = 4,
+    PT_KIND_COMPLEX = 8,
+    PT_KIND_SIGNED = 16,
+    PT_KIND_OPAQUE = 32 /* runtime-registered: bytes only, no arithmetic, no casts */
+};
+typedef struct pt_dtype_info {
+    int32_t id;
+    const char *name;        /* "float32" */
+    const char *legacy_name; /* "Float" ("" for runtime-registered ids) */
+    int32_t itemsize;
+    int32_t alignment;
+    uint32_t kind; /* PT_KIND_* bits */
+    int32_t bits;
+    /* finfo for floating/complex (of the real part), iinfo for integers and bool */
+    double fmin, fmax, eps, tiny, resolution;
+    int32_t mantissa_bits; /* digits incl. the implicit bit */
+    int64_t imin, imax;
+    const char *numpy_typestr; /* "<f4"; "" when NumPy has no such type (bfloat16) */
+} pt_dtype_info;
+PT_API int32_t pt_dtype_count(void);
+/* Borrowed pointer into the table; NULL-free: fails with PT_ERR_VALUE for an unknown id. */
+PT_API pt_status pt_dtype_get(int32_t id, const pt_dtype_info **out);
+PT_API pt_status pt_dtype_from_name(const char *name, int32_t *out); /* "float32", "float", "Float" */
+/* torch.promote_types; PT_ERR_TYPE for opaque ids other than equal ones. */
+PT_API pt_status pt_dtype_promote(int32_t a, int32_t b, int32_t *out);
+/* torch.can_cast (same-kind rules). */
+PT_API int32_t pt_dtype_can_cast(int32_t from, int32_t to);
+PT_API pt_status pt_dtype_register(const char *name, int32_t itemsize, int32_t alignment, int32_t *out);
+
+/* ---------------------------------------------------------------- devices (csrc/core/device.c) */
+enum { PT_DEV_CPU = 0, PT_DEV_CUDA = 1, PT_DEV_META = 2, PT_DEV_TYPE_COUNT = 3 };
+typedef struct pt_device {
+    int32_t type;
+    int32_t index; /* -1: "the current device" (only in parsed strings; tensors hold real ones) */
+} pt_device;
+/* "cpu", "cuda", "cuda:1", "meta". Unknown types and malformed indices fail with PT_ERR_RUNTIME. */
+PT_API pt_status pt_device_parse(const char *text, pt_device *out);
+PT_API const char *pt_device_type_name(int32_t type); /* "cpu"; NULL when out of range */
+/* Fills index -1 with the current device and checks the index exists: "cuda:7" on a machine
+ * without 8 CUDA devices fails here with a message naming the device. */
+PT_API pt_status pt_device_resolve(pt_device device, pt_device *out);
+/* Through the device-guard registry. PT_ERR_RUNTIME when no guard is registered for the type. */
+PT_API pt_status pt_device_count(int32_t type, int32_t *out);
+PT_API pt_status pt_device_current(int32_t type, int32_t *out);
+PT_API pt_status pt_device_set_current(int32_t type, int32_t index);
+PT_API pt_status pt_device_synchronize(int32_t type, int32_t index);
+
+/* ---------------------------------------------------------------- allocators (csrc/core/allocator.c) */
+typedef struct pt_memory_stats {
+    int64_t bytes_in_use;
+    int64_t peak_bytes;
+    int64_t allocations;
+    int64_t frees;
+} pt_memory_stats;
+PT_API pt_status pt_allocator_stats(int32_t device_type, pt_memory_stats *out);
+PT_API pt_status pt_allocator_reset_peak(int32_t device_type);
+/* Raw allocation through the registered allocator (64-byte aligned on CPU); size 0 gives NULL. */
+PT_API pt_status pt_allocator_alloc(pt_device device, int64_t nbytes, void **out);
+PT_API pt_status pt_allocator_free(pt_device device, void *ptr, int64_t nbytes);
+
+/* ---------------------------------------------------------------- copy-bytes table (csrc/core/copy_bytes.c) */
+/* Copies nbytes between devices through the table [async][src type][dst type]. A pair with no
+ * registered function fails with PT_ERR_RUNTIME naming both devices. */
+PT_API pt_status pt_copy_bytes(int64_t nbytes, const void *src, pt_device src_device, void *dst,
+                               pt_device dst_device, int32_t async);
+
+/* ---------------------------------------------------------------- storage (csrc/core/storage.c) */
+typedef struct pt_storage pt_storage;
+typedef void (*pt_deleter_fn)(void *ctx);
+PT_API pt_status pt_storage_new(int64_t nbytes, int32_t dtype, pt_device device, int32_t resizable,
+                                pt_storage **out);
+/* Wraps memory owned elsewhere; `deleter(ctx)` runs once when the last reference goes (it keeps the
+ * owner alive until then). Never resizable. */
+PT_API pt_status pt_storage_from_external(void *data, int64_t nbytes, int32_t dtype,
+                                          pt_device device, pt_deleter_fn deleter, void *ctx,
+                                          int32_t writable, pt_storage **out);
+/* mmap of `filename`; shared != 0 maps MAP_SHARED (writes reach the file), else private.
+ * nbytes < 0 maps the whole file; the file grows to nbytes when shared and too short. */
+PT_API pt_status pt_storage_from_file(const char *filename, int32_t shared, int64_t nbytes,
+                                      int32_t dtype, pt_storage **out);
+PT_API void pt_storage_retain(pt_storage *s);
+PT_API void pt_storage_release(pt_storage *s);
+PT_API void *pt_storage_data(const pt_storage *s);
+PT_API int64_t pt_storage_nbytes(const pt_storage *s);
+PT_API int32_t pt_storage_dtype(const pt_storage *s);
+PT_API pt_device pt_storage_device(const pt_storage *s);
+PT_API int32_t pt_storage_resizable(const pt_storage *s);
+PT_API int32_t pt_storage_writable(const pt_storage *s);
+PT_API int32_t pt_storage_is_shared(const pt_storage *s);
+PT_API int64_t pt_storage_refcount(const pt_storage *s);
+/* PT_ERR_RUNTIME for storage that is not resizable; keeps min(old, new) bytes, new bytes are 0. */
+PT_API pt_status pt_storage_resize(pt_storage *s, int64_t nbytes);
+
+/* ---------------------------------------------------------------- tensors (csrc/core/tensor.c, view.c) */
+typedef struct pt_tensor pt_tensor;
+enum { PT_LAYOUT_STRIDED = 0, PT_LAYOUT_SPARSE_COO = 1, PT_LAYOUT_COUNT = 2 };
+enum {
+    PT_MEMORY_FORMAT_CONTIGUOUS = 0,
+    PT_MEMORY_FORMAT_PRESERVE = 1,
+    PT_MEMORY_FORMAT_CHANNELS_LAST = 2,
+    PT_MEMORY_FORMAT_CHANNELS_LAST_3D = 3,
+    PT_MEMORY_FORMAT_COUNT = 4
+};
+enum { PT_MAX_DIMS = 64 };
+
+/* Contiguous, uninitialized. Negative sizes and numel/nbytes overflow fail with PT_ERR_VALUE /
+ * PT_ERR_RUNTIME naming the argument. */
+PT_API pt_status pt_tensor_empty(int32_t ndim, const int64_t *sizes, int32_t dtype, pt_device device,
+                                 pt_tensor **out);
+PT_API pt_status pt_tensor_empty_strided(int32_t ndim, const int64_t *sizes, const int64_t *strides,
+                                         int32_t dtype, pt_device device, pt_tensor **out);
+/* A tensor over existing storage (takes its own reference to the storage). The extent must fit in
+ * the storage. */
+PT_API pt_status pt_tensor_from_storage(pt_storage *s, int32_t dtype, int32_t ndim,
+                                        const int64_t *sizes, const int64_t *strides, int64_t offset,
+                                        pt_tensor **out);
+PT_API void pt_tensor_retain(pt_tensor *t);
+PT_API void pt_tensor_release(pt_tensor *t);
+PT_API int64_t pt_tensor_refcount(const pt_tensor *t);
+PT_API int32_t pt_tensor_ndim(const pt_tensor *t);
+PT_API const int64_t *pt_tensor_sizes(const pt_tensor *t);
+PT_API const int64_t *pt_tensor_strides(const pt_tensor *t);
+PT_API int64_t pt_tensor_offset(const pt_tensor *t); /* in elements */
+PT_API int64_t pt_tensor_numel(const pt_tensor *t);
+PT_API int32_t pt_tensor_dtype(const pt_tensor *t);
+PT_API pt_device pt_tensor_device(const pt_tensor *t);
+PT_API int32_t pt_tensor_layout(const pt_tensor *t);
+PT_API pt_storage *pt_tensor_storage(const pt_tensor *t); /* borrowed */
+PT_API void *pt_tensor_data(const pt_tensor *t);          /* storage data + offset * itemsize */
+PT_API int32_t pt_tensor_is_contiguous(const pt_tensor *t, int32_t memory_format);
+/* Replaces the metadata in place (set_/as_strided_/resize_ support); same rules as from_storage. */
+PT_API pt_status pt_tensor_set_(pt_tensor *t, pt_storage *s, int64_t offset, int32_t ndim,
+                                const int64_t *sizes, const int64_t *strides);
+/* resize_: grows the storage when needed (fails for non-resizable storage), contiguous strides. */
+PT_API pt_status pt_tensor_resize_(pt_tensor *t, int32_t ndim, const int64_t *sizes);
+
+/* Views (new tensor sharing the storage). dim arguments accept negative values as in torch;
+ * out-of-range dims fail with PT_ERR_INDEX naming "dim". */
+PT_API pt_status pt_tensor_as_strided(const pt_tensor *t, int32_t ndim, const int64_t *sizes,
+                                      const int64_t *strides, int64_t offset, pt_tensor **out);
+/* sizes may hold one -1 to infer. Fails with PT_ERR_RUNTIME when the strides cannot express it. */
+PT_API pt_status pt_tensor_view(const pt_tensor *t, int32_t ndim, const int64_t *sizes,
+                                pt_tensor **out);
+/* A view when possible, else a contiguous copy. */
+PT_API pt_status pt_tensor_reshape(const pt_tensor *t, int32_t ndim, const int64_t *sizes,
+                                   pt_tensor **out);
+PT_API pt_status pt_tensor_flatten(const pt_tensor *t, int64_t start_dim, int64_t end_dim,
+                                   pt_tensor **out);
+PT_API pt_status pt_tensor_transpose(const pt_tensor *t, int64_t dim0, int64_t dim1, pt_tensor **out);
+PT_API pt_status pt_tensor_permute(const pt_tensor *t, int32_t ndim, const int64_t *dims,
+                                   pt_tensor **out);
+/* sizes entries of -1 keep the dimension; new leading dims allowed. */
+PT_API pt_status pt_tensor_expand(const pt_tensor *t, int32_t ndim, const int64_t *sizes,
+                                  pt_tensor **out);
+/* ndims == 0: squeeze every size-1 dim; else only the listed ones (those of size != 1 stay). */
+PT_API pt_status pt_tensor_squeeze(const pt_tensor *t, int32_t ndims, const int64_t *dims,
+                                   pt_tensor **out);
+PT_API pt_status pt_tensor_unsqueeze(const pt_tensor *t, int64_t dim, pt_tensor **out);
+PT_API pt_status pt_tensor_narrow(const pt_tensor *t, int64_t dim, int64_t start, int64_t length,
+                                  pt_tensor **out);
+/* Python-slice semantics on one dim: start/end clamped like torch (step > 0 required). */
+PT_API pt_status pt_tensor_slice(const pt_tensor *t, int64_t dim, int64_t start, int64_t end,
+                                 int64_t step, pt_tensor **out);
+PT_API pt_status pt_tensor_select(const pt_tensor *t, int64_t dim, int64_t index, pt_tensor **out);
+PT_API pt_status pt_tensor_unfold(const pt_tensor *t, int64_t dim, int64_t size, int64_t step,
+                                  pt_tensor **out);
+/* Reverses one dim by a negative stride (used for NumPy/DLPack exchange and tests). */
+PT_API pt_status pt_tensor_flip_view(const pt_tensor *t, int64_t dim, pt_tensor **out);
+
+/* ---------------------------------------------------------------- scalars, copies, fills (csrc/kernels) */
+enum { PT_SCALAR_BOOL = 0, PT_SCALAR_INT = 1, PT_SCALAR_FLOAT = 2, PT_SCALAR_COMPLEX = 3 };
+typedef struct pt_scalar {
+    int32_t kind;
+    int64_t i;  /* BOOL and INT */
+    double re;  /* FLOAT and COMPLEX */
+    double im;  /* COMPLEX */
+} pt_scalar;
+/* dst <- src with dtype cast and broadcasting of src to dst's shape; src and dst may overlap
+ * (a copy through a temporary is made when they do). */
+PT_API pt_status pt_tensor_copy_(pt_tensor *dst, const pt_tensor *src);
+PT_API pt_status pt_tensor_fill_(pt_tensor *t, const pt_scalar *value);
+/* New tensor; memory_format PRESERVE keeps dense non-overlapping strides, CONTIGUOUS makes
+ * row-major. */
+PT_API pt_status pt_tensor_clone(const pt_tensor *t, int32_t memory_format, pt_tensor **out);
+/* New reference to t itself when already contiguous. */
+PT_API pt_status pt_tensor_contiguous(const pt_tensor *t, pt_tensor **out);
+/* A new reference to t when nothing changes and copy == 0, else a converted copy. */
+PT_API pt_status pt_tensor_to(const pt_tensor *t, int32_t dtype, pt_device device, int32_t copy,
+                              pt_tensor **out);
+/* One-element tensors only (PT_ERR_RUNTIME otherwise); kind follows the dtype. */
+PT_API pt_status pt_tensor_item(const pt_tensor *t, pt_scalar *out);
+/* Factories. arange: n = ceil((end - start) / step) computed like torch (PT_ERR_VALUE for step 0 or
+ * a sign mismatch); linspace: steps >= 0; eye: n x m. */
+PT_API pt_status pt_tensor_arange(const pt_scalar *start, const pt_scalar *end,
+                                  const pt_scalar *step, int32_t dtype, pt_device device,
+                                  pt_tensor **out);
+PT_API pt_status pt_tensor_linspace(const pt_scalar *start, const pt_scalar *end, int64_t steps,
+                                    int32_t dtype, pt_device device, pt_tensor **out);
+PT_API pt_status pt_tensor_eye(int64_t n, int64_t m, int32_t dtype, pt_device device,
+                               pt_tensor **out);
+
+/* ---------------------------------------------------------------- generators (csrc/core/generator.c) */
+typedef struct pt_generator pt_generator;
+PT_API pt_status pt_generator_new(pt_device device, pt_generator **out);
+/* The default generator of a device (new reference). */
+PT_API pt_status pt_generator_default(pt_device device, pt_generator **out);
+PT_API void pt_generator_retain(pt_generator *g);
+PT_API void pt_generator_release(pt_generator *g);
+PT_API pt_device pt_generator_device(const pt_generator *g);
+PT_API void pt_generator_manual_seed(pt_generator *g, uint64_t seed);
+/* Seeds from the OS entropy source; returns the seed. */
+PT_API pt_status pt_generator_seed(pt_generator *g, uint64_t *out);
+PT_API uint64_t pt_generator_initial_seed(const pt_generator *g);
+PT_API uint64_t pt_generator_offset(const pt_generator *g);
+PT_API void pt_generator_set_offset(pt_generator *g, uint64_t offset);
+/* State: a CPU uint8 tensor of PT_GENERATOR_STATE_BYTES bytes (seed, offset, little-endian). */
+enum { PT_GENERATOR_STATE_BYTES = 16 };
+PT_API pt_status pt_generator_get_state(const pt_generator *g, pt_tensor **out);
+PT_API pt_status pt_generator_set_state(pt_generator *g, const pt_tensor *state);
+/* Philox4x32-10 block: counter (4 words) and key (2 words) -> 4 words. For tests and backends. */
+PT_API void pt_philox4x32_10(const uint32_t counter[4], const uint32_t key[2], uint32_t out[4]);
+
+/* Random fills (csrc/kernels/random.c); g == NULL uses the device's default generator.
+ * Floating dtypes only for uniform/normal (PT_ERR_TYPE otherwise); random_ fills integers in
+ * [from, to). */
+PT_API pt_status pt_tensor_uniform_(pt_tensor *t, double from, double to, pt_generator *g);
+PT_API pt_status pt_tensor_normal_(pt_tensor *t, double mean, double std, pt_generator *g);
+PT_API pt_status pt_tensor_random_(pt_tensor *t, int64_t from, int64_t to, pt_generator *g);
+PT_API pt_status pt_tensor_randperm(int64_t n, int32_t dtype, pt_device device, pt_generator *g,
+                                    pt_tensor **out);
+
+/* ---------------------------------------------------------------- DLPack (csrc/core/dlpack.c) */
+/* Same layout as dlpack.h v1.x, with pt_ names so that a user's dlpack.h does not clash. */
+enum { PT_DL_CPU = 1, PT_DL_CUDA = 2, PT_DL_CUDA_HOST = 3, PT_DL_CUDA_MANAGED = 13 };
+enum {
+    PT_DL_INT = 0,
+    PT_DL_UINT = 1,
+    PT_DL_FLOAT = 2,
+    PT_DL_OPAQUE_HANDLE = 3,
+    PT_DL_BFLOAT = 4,
+    PT_DL_COMPLEX = 5,
+    PT_DL_BOOL = 6
+};
+enum { PT_DL_FLAG_READ_ONLY = 1, PT_DL_FLAG_IS_COPIED = 2 };
+enum { PT_DLPACK_MAJOR = 1, PT_DLPACK_MINOR = 1 };
+typedef struct pt_dl_device {
+    int32_t device_type;
+    int32_t device_id;
+} pt_dl_device;
+typedef struct pt_dl_dtype {
+    uint8_t code;
+    uint8_t bits;
+    uint16_t lanes;
+} pt_dl_dtype;
+typedef struct pt_dl_tensor {
+    void *data;
+    pt_dl_device device;
+    int32_t ndim;
+    pt_dl_dtype dtype;
+    int64_t *shape;
+    int64_t *strides;
+    uint64_t byte_offset;
+} pt_dl_tensor;
+typedef struct pt_dl_managed_tensor {
+    pt_dl_tensor dl_tensor;
+    void *manager_ctx;
+    void (*deleter)(struct pt_dl_managed_tensor *self);
+} pt_dl_managed_tensor;
+typedef struct pt_dl_version {
+    uint32_t major;
+    uint32_t minor;
+} pt_dl_version;
+typedef struct pt_dl_managed_tensor_versioned {
+    pt_dl_version version;
+    void *manager_ctx;
+    void (*deleter)(struct pt_dl_managed_tensor_versioned *self);
+    uint64_t flags;
+    pt_dl_tensor dl_tensor;
+} pt_dl_managed_tensor_versioned;
+/* Export: the managed tensor holds a reference to t until its deleter runs. */
+PT_API pt_status pt_dlpack_export(pt_tensor *t, pt_dl_managed_tensor **out);
+PT_API pt_status pt_dlpack_export_versioned(pt_tensor *t, uint64_t flags,
+                                            pt_dl_managed_tensor_versioned **out);
+/* Import: on success the tensor owns the managed tensor (its deleter runs when the storage dies);
+ * on failure the caller still owns it. Unsupported dtypes/devices fail with PT_ERR_TYPE /
+ * PT_ERR_RUNTIME. */
+PT_API pt_status pt_dlpack_import(pt_dl_managed_tensor *m, pt_tensor **out);
+PT_API pt_status pt_dlpack_import_versioned(pt_dl_managed_tensor_versioned *m, pt_tensor **out);
+PT_API pt_status pt_dtype_to_dlpack(int32_t dtype, pt_dl_dtype *out);
+PT_API pt_status pt_dtype_from_dlpack(pt_dl_dtype dt, int32_t *out);
+
+/* ---------------------------------------------------------------- CPU capability (csrc/core/cpu_capability.c) */
+enum { PT_CPU_DEFAULT = 0, PT_CPU_AVX2 = 1, PT_CPU_AVX512 = 2, PT_CPU_CAPABILITY_COUNT = 3 };
+PT_API int32_t pt_cpu_capability(void);          /* in use (after PYTENSOR_CPU_CAPABILITY) */
+PT_API int32_t pt_cpu_capability_detected(void); /* what cpuid says */
+PT_API const char *pt_cpu_capability_name(int32_t capability); /* "default", "avx2", "avx512" */
+
+/* ---------------------------------------------------------------- init (csrc/core/init.c) */
+/* Runs the start-up once (later calls return the first result). libdir is where backend shared
+ * libraries are looked for (NULL: none are loaded). */
+PT_API pt_status pt_init(const char *libdir);
+typedef struct pt_init_phase_info {
+    const char *name;
+    double microseconds;
+    int64_t count;
+    const char *detail;
+} pt_init_phase_info;
+PT_API int32_t pt_init_phase_count(void);
+PT_API pt_status pt_init_phase(int32_t index, pt_init_phase_info *out);
+/* Build and start-up facts by key: "version", "cpu_capability", "cpu_capability_detected",
+ * "cpu_capability_source", "blis", "openmp", "cuda", "cuda_library", "compiler". PT_ERR_VALUE
+ * for an unknown key. */
+PT_API pt_status pt_config_get(const char *key, const char **out);
+PT_API int32_t pt_config_count(void);
+PT_API pt_status pt_config_entry(int32_t index, const char **key, const char **value);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,60 @@
+"""Builds pytensor: the C core as a static library, the cffi module that links it, and the CUDA
+backend library when nvcc is present.
+
+The core (csrc/core, csrc/kernels) is compiled by build_clib with the project's flags (C11, -O3,
+-Wall -Wextra, -fvisibility=hidden so that only the PT_API symbols of csrc/include/pytensor.h are
+exported); the cffi module (tools/build_cffi.py) only compiles cffi's generated wrapper and links
+the library. BLIS and OpenMP come from tools/build_config.py, which prints one line for each.
+PYTENSOR_CUDA=0 skips the CUDA library, PYTENSOR_CUDA=1 requires it.
+"""
+import glob
+import os
+import sys
+
+from setuptools import setup
+from setuptools.command.build_ext import build_ext
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import build_config  # noqa: E402
+
+VERSION = {}
+with open(os.path.join(ROOT, "pytensor", "_version.py")) as f:
+    exec(f.read(), VERSION)
+
+CONFIG = build_config.detect()
+for note in CONFIG["notes"]:
+    print(note)
+
+CORE_SOURCES = sorted(glob.glob("csrc/core/*.c") + glob.glob("csrc/kernels/*.c"))
+CORE_CFLAGS = ["-std=c11", "-O3", "-Wall", "-Wextra", "-fvisibility=hidden", "-D_GNU_SOURCE",
+               f'-DPT_VERSION="{VERSION["__version__"]}"', *CONFIG["cflags"]]
+
+
+class BuildExt(build_ext):
+    """build_ext that also builds the CUDA backend library beside the module."""
+
+    def run(self):
+        super().run()
+        import build_cuda
+        if self.inplace:
+            out_dir = os.path.join(ROOT, "pytensor", "_C")
+        else:
+            out_dir = os.path.join(self.build_lib, "pytensor", "_C")
+        os.makedirs(out_dir, exist_ok=True)
+        build_cuda.build_cuda_library(os.path.join(out_dir, "libpytensor_cuda.so"),
+                                      verbose=self.verbose)
+
+
+setup(
+    version=VERSION["__version__"],
+    packages=["pytensor", "pytensor._C", "pytensor.cuda"],
+    libraries=[("pytensor_core", {
+        "sources": CORE_SOURCES,
+        "include_dirs": ["csrc/include", "csrc/core"],
+        "cflags": CORE_CFLAGS,
+    })],
+    cffi_modules=["tools/build_cffi.py:ffibuilder"],
+    cmdclass={"build_ext": BuildExt},
+    zip_safe=False,
+)

@@ -1,0 +1,116 @@
+"""The cffi builder for pytensor._C._core (API / out-of-line mode).
+
+The cdef is csrc/include/pytensor.h itself after a mechanical strip: preprocessor lines, the
+`extern "C"` block that only C++ sees, and the PT_API visibility token are removed, nothing else,
+so no declaration is written twice. What Python alone needs from C — the deleter that drops a
+Python object kept alive by external storage, and the PyCapsule destructor for DLPack capsules —
+is declared below, because only this module (which includes Python.h) can provide it.
+
+The core's sources are not compiled here: setup.py builds them into a static library with the
+project's own warning flags, and this module links it.
+"""
+from __future__ import annotations
+
+import os
+import re
+
+import cffi
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HEADER = os.path.join(ROOT, "csrc", "include", "pytensor.h")
+
+PYTHON_CDEF = """
+extern "Python" void pt_py_release_handle(void *ctx);
+void *pt_py_capsule_destructor(int32_t versioned);
+const char *pt_py_capsule_name(int32_t versioned, int32_t used);
+"""
+
+PYTHON_SOURCE = r"""
+#include "pytensor.h"
+
+static void pt_py_release_handle(void *ctx);
+
+/* A DLPack capsule that was never consumed still owns its managed tensor (DLPack's rule): free it
+ * through its deleter. A consumed one was renamed to "used_..." and is left alone. */
+static void capsule_destructor_unversioned(PyObject *capsule)
+{
+    if (!PyCapsule_IsValid(capsule, "dltensor")) return;
+    pt_dl_managed_tensor *m = (pt_dl_managed_tensor *)PyCapsule_GetPointer(capsule, "dltensor");
+    if (m && m->deleter) m->deleter(m);
+}
+
+static void capsule_destructor_versioned(PyObject *capsule)
+{
+    if (!PyCapsule_IsValid(capsule, "dltensor_versioned")) return;
+    pt_dl_managed_tensor_versioned *m =
+        (pt_dl_managed_tensor_versioned *)PyCapsule_GetPointer(capsule, "dltensor_versioned");
+    if (m && m->deleter) m->deleter(m);
+}
+
+static void *pt_py_capsule_destructor(int32_t versioned)
+{
+    return versioned ? (void *)capsule_destructor_versioned : (void *)capsule_destructor_unversioned;
+}
+
+static const char *pt_py_capsule_name(int32_t versioned, int32_t used)
+{
+    static const char *const names[2][2] = {{"dltensor", "used_dltensor"},
+                                            {"dltensor_versioned", "used_dltensor_versioned"}};
+    return names[versioned != 0][used != 0];
+}
+"""
+
+
+def stripped_header(path: str = HEADER) -> str:
+    """The header as cffi's cdef reads it (see the module docstring)."""
+    out = []
+    skip_depth = 0
+    depth = 0
+    for line in open(path, encoding="utf-8"):
+        s = line.strip()
+        if s.startswith("#"):
+            if s.startswith(("#if", "#ifdef", "#ifndef")):
+                depth += 1
+                if "__cplusplus" in s and not skip_depth:
+                    skip_depth = depth
+            elif s.startswith("#endif"):
+                if skip_depth == depth:
+                    skip_depth = 0
+                depth -= 1
+            continue
+        if skip_depth:
+            continue
+        out.append(re.sub(r"\bPT_API\s+", "", line))
+    return "".join(out)
+
+
+def make_ffibuilder(libraries=(), library_dirs=(), extra_link_args=(), define_macros=()):
+    ffi = cffi.FFI()
+    ffi.cdef(stripped_header() + PYTHON_CDEF)
+    ffi.set_source(
+        "pytensor._C._core",
+        PYTHON_SOURCE,
+        include_dirs=[os.path.join(ROOT, "csrc", "include")],
+        libraries=list(libraries),
+        library_dirs=list(library_dirs),
+        extra_link_args=list(extra_link_args),
+        define_macros=list(define_macros),
+    )
+    return ffi
+
+
+def _ffibuilder():
+    import sys
+    here = os.path.dirname(os.path.abspath(__file__))
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    import build_config  # one detection per build, shared with setup.py (detect() memoizes)
+    config = build_config.detect()
+    libs = ["pytensor_core"] + [a[2:] for a in config["libs"] if a.startswith("-l")]
+    link_args = [a for a in config["libs"] if not a.startswith("-l")]
+    return make_ffibuilder(libraries=libs + ["m", "pthread", "dl"], extra_link_args=link_args)
+
+
+# setup.py names this through cffi_modules ("tools/build_cffi.py:ffibuilder").
+if __name__ == "__cffi__":
+    ffibuilder = _ffibuilder()
