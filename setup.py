@@ -35,6 +35,13 @@ class BuildExt(build_ext):
     """build_ext that also builds the CUDA backend library beside the module."""
 
     def run(self):
+        # build_ext alone (an in-place build) does not run build_clib; `build` does. Run it here,
+        # and make the module depend on the library so that a changed core relinks it.
+        self.run_command("build_clib")
+        clib = self.get_finalized_command("build_clib")
+        for ext in self.extensions:
+            ext.depends = list(ext.depends) + [
+                os.path.join(clib.build_clib, clib.compiler.static_lib_format % ("pytensor_core", ".a"))]
         super().run()
         import build_cuda
         if self.inplace:

@@ -90,6 +90,8 @@ uint16_t pt_float_to_bfloat16(float f);
 /* The dtype ids' itemsizes, indexed by id (filled at load time and by pt_dtype_register). */
 extern int32_t pt_dtype_itemsizes[PT_DTYPE_MAX];
 static inline int32_t pt_dtype_itemsize(int32_t id) { return pt_dtype_itemsizes[id]; }
+/* PT_ERR_RUNTIME when the scalar does not fit the dtype (torch's check on Python numbers). */
+pt_status pt_dtype_scalar_check(int32_t id, const pt_scalar *value);
 /* PT_ERR_VALUE naming `argname` when id is not a known dtype. */
 pt_status pt_dtype_check(int32_t id, const char *argname);
 
@@ -159,21 +161,25 @@ struct pt_tensor {
 };
 
 /* Metadata helpers shared by tensor.c, view.c and the kernels. */
-/* Writes row-major strides for sizes; returns numel through *numel; PT_ERR_VALUE for a negative
- * size ("size", naming the dim) and PT_ERR_RUNTIME on int64 overflow. */
+/* Computes numel; PT_ERR_VALUE for a negative size ("size", naming the dim) and PT_ERR_RUNTIME
+ * on int64 overflow. */
 pt_status pt_shape_check(int32_t ndim, const int64_t *sizes, int64_t *numel);
 void pt_contiguous_strides(int32_t ndim, const int64_t *sizes, int64_t *strides);
-/* Normalizes a possibly negative dim against ndim (ndim 0 accepts -1 and 0 when allow_scalar). */
+/* Normalizes a possibly negative dim against ndim (a 0-d tensor accepts -1 and 0). */
 pt_status pt_wrap_dim(int64_t dim, int32_t ndim, int32_t *out);
 /* Allocates a tensor object (not its storage) with the given metadata; takes a new reference to
  * storage. */
 pt_status pt_tensor_make(pt_storage *storage, int32_t dtype, int32_t ndim, const int64_t *sizes,
                          const int64_t *strides, int64_t offset, pt_tensor **out);
+/* Writes "[2, 3]" into buf for error messages (cut with "..." when longer than cap >= 8);
+ * returns buf. */
+const char *pt_format_ints(char *buf, size_t cap, int32_t n, const int64_t *v);
 
 /* ---------------------------------------------------------------- strided loops
  * The kernels' inner-loop signature (NumPy's): data pointers, byte strides, element count. */
 typedef void (*pt_loop_fn)(char **data, const int64_t *strides, int64_t n, void *ctx);
-/* Runs `loop` over every element of `ntensors` tensors of one shape (sizes), each with its own data
+enum { PT_LOOP_MAX_OPERANDS = 16 };
+/* Runs `loop` over every element of `ntensors` (1..PT_LOOP_MAX_OPERANDS) tensors of one shape (sizes), each with its own data
  * pointer and byte strides (strides[k * ndim + d]). Dimensions are coalesced first. */
 void pt_loop_nd(int32_t ntensors, char **data, const int64_t *byte_strides, int32_t ndim,
                 const int64_t *sizes, pt_loop_fn loop, void *ctx);
