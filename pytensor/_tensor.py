@@ -1,0 +1,796 @@
+"""The Tensor class: a thin Python object over one reference to a C ``pt_tensor``.
+
+A Tensor holds exactly one reference in ``_h`` and gives it back in ``__del__``. Attribute reads
+(shape, dtype, device, strides) go straight to the C query functions, which return their value
+without an out-parameter, so that reading ``t.shape`` costs no cffi allocation. Everything that
+creates a tensor (views, copies, conversions) is one C call whose new reference ``_wrap`` adopts.
+
+The methods stay thin: argument conversion lives in _args, indexing in _indexing, printing in
+_tensor_str, lists/NumPy/DLPack in _exchange and the legacy typed classes in _legacy.
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Tuple
+
+from . import _C, _device, _dtype
+from ._args import (_dim_arg, _dtype_id, _generator_ptr, _int64s, _memory_format_id,
+                    _random_bounds, _scalar, _size_args, _wrap_dim)
+from ._C import ffi, lib
+
+_raise = _C._raise
+_new = object.__new__
+_dtype_cls = _dtype.dtype
+_dtypes_by_id = _dtype._dtypes_by_id
+
+# Filled by _build, once the package has these objects.
+_Size = tuple
+_storage = None
+_device_obj = _device._from_cdevice
+_tuple_new = tuple.__new__
+
+
+def _wrap(ptr) -> "Tensor":
+    """Adopts a new reference to a ``pt_tensor`` (no retain) as a Tensor."""
+    t = _new(Tensor)
+    t._h = ptr
+    return t
+
+
+def _call(fn, *args) -> "Tensor":
+    """Calls a C function whose last parameter is ``pt_tensor **out`` and wraps the result."""
+    out = ffi.new("pt_tensor **")
+    st = fn(*args, out)
+    if st:
+        _raise(st)
+    return _wrap(out[0])
+
+
+class Tensor:
+    """A strided n-dimensional array over a storage, with PyTorch's semantics.
+
+    >>> import pytensor
+    >>> t = pytensor.Tensor(2, 3)          # uninitialized, default dtype
+    >>> t.shape
+    pytensor.Size([2, 3])
+    """
+
+    __slots__ = ("_h", "__weakref__")
+    __hash__ = object.__hash__
+
+    def __new__(cls, *args, device=None):
+        return _legacy.legacy_new(_dtype.get_default_dtype()._id, args, device, "Tensor")
+
+    def __del__(self, _release=lib.pt_tensor_release):
+        try:
+            h = self._h
+        except AttributeError:
+            return
+        _release(h)
+
+    # ------------------------------------------------------------ metadata
+    @property
+    def shape(self):
+        h = self._h
+        n = lib.pt_tensor_ndim(h)
+        return _tuple_new(_Size, ffi.unpack(lib.pt_tensor_sizes(h), n) if n else ())
+
+    def size(self, dim: Optional[int] = None):
+        """The shape, or the size of one dimension.
+
+        >>> pytensor.zeros(2, 3).size(-1)
+        3
+        """
+        h = self._h
+        n = lib.pt_tensor_ndim(h)
+        if dim is None:
+            return _tuple_new(_Size, ffi.unpack(lib.pt_tensor_sizes(h), n) if n else ())
+        return lib.pt_tensor_sizes(h)[_wrap_dim(_dim_arg(dim, "size"), n)]
+
+    def stride(self, dim: Optional[int] = None):
+        """Strides in elements, as a tuple or for one dimension.
+
+        >>> pytensor.zeros(2, 3).stride()
+        (3, 1)
+        """
+        h = self._h
+        n = lib.pt_tensor_ndim(h)
+        if dim is None:
+            return tuple(ffi.unpack(lib.pt_tensor_strides(h), n)) if n else ()
+        return lib.pt_tensor_strides(h)[_wrap_dim(_dim_arg(dim, "stride"), n)]
+
+    def storage_offset(self) -> int:
+        """The offset of the first element in the storage, in elements.
+
+        >>> pytensor.arange(6)[2:].storage_offset()
+        2
+        """
+        return lib.pt_tensor_offset(self._h)
+
+    @property
+    def dtype(self):
+        return _dtypes_by_id[lib.pt_tensor_dtype(self._h)]
+
+    @property
+    def device(self):
+        return _device_obj(lib.pt_tensor_device(self._h))
+
+    @property
+    def layout(self):
+        return _device._layouts[lib.pt_tensor_layout(self._h)]
+
+    @property
+    def ndim(self) -> int:
+        return lib.pt_tensor_ndim(self._h)
+
+    def dim(self) -> int:
+        """The number of dimensions.
+
+        >>> pytensor.zeros(2, 3).dim()
+        2
+        """
+        return lib.pt_tensor_ndim(self._h)
+
+    ndimension = dim
+
+    def numel(self) -> int:
+        """The number of elements.
+
+        >>> pytensor.zeros(2, 3).numel()
+        6
+        """
+        return lib.pt_tensor_numel(self._h)
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        """Bytes per element.
+
+        >>> pytensor.zeros(1, dtype=pytensor.float64).element_size()
+        8
+        """
+        return _dtypes_by_id[lib.pt_tensor_dtype(self._h)].itemsize
+
+    @property
+    def itemsize(self) -> int:
+        return _dtypes_by_id[lib.pt_tensor_dtype(self._h)].itemsize
+
+    @property
+    def nbytes(self) -> int:
+        h = self._h
+        return lib.pt_tensor_numel(h) * _dtypes_by_id[lib.pt_tensor_dtype(h)].itemsize
+
+    def data_ptr(self) -> int:
+        """The address of the first element.
+
+        >>> t = pytensor.zeros(4)
+        >>> t[1:].data_ptr() - t.data_ptr()
+        4
+        """
+        return int(ffi.cast("uintptr_t", lib.pt_tensor_data(self._h)))
+
+    def is_contiguous(self, memory_format=None) -> bool:
+        """Whether the strides are row-major (or those of memory_format) for this shape.
+
+        >>> pytensor.zeros(2, 3).t().is_contiguous()
+        False
+        """
+        mf = lib.PT_MEMORY_FORMAT_CONTIGUOUS if memory_format is None else _memory_format_id(
+            memory_format
+        )
+        return bool(lib.pt_tensor_is_contiguous(self._h, mf))
+
+    def is_floating_point(self) -> bool:
+        return _dtypes_by_id[lib.pt_tensor_dtype(self._h)].is_floating_point
+
+    def is_complex(self) -> bool:
+        return _dtypes_by_id[lib.pt_tensor_dtype(self._h)].is_complex
+
+    @property
+    def is_cuda(self) -> bool:
+        return lib.pt_tensor_device(self._h).type == lib.PT_DEV_CUDA
+
+    @property
+    def is_cpu(self) -> bool:
+        return lib.pt_tensor_device(self._h).type == lib.PT_DEV_CPU
+
+    @property
+    def is_meta(self) -> bool:
+        return lib.pt_tensor_device(self._h).type == lib.PT_DEV_META
+
+    @property
+    def is_sparse(self) -> bool:
+        return lib.pt_tensor_layout(self._h) == lib.PT_LAYOUT_SPARSE_COO
+
+    @property
+    def requires_grad(self) -> bool:
+        return False
+
+    def untyped_storage(self):
+        """The UntypedStorage under this tensor (shared, not copied)."""
+        s = lib.pt_tensor_storage(self._h)
+        lib.pt_storage_retain(s)
+        return _storage.UntypedStorage._new_wrapping(s)
+
+    def storage(self):
+        """The typed storage of this tensor's dtype (shared, not copied)."""
+        s = lib.pt_tensor_storage(self._h)
+        lib.pt_storage_retain(s)
+        return _storage.TypedStorage._new_wrapping(s, self.dtype)
+
+    # ------------------------------------------------------------ Python scalars
+    def item(self):
+        """The value of a one-element tensor as a Python number.
+
+        >>> pytensor.tensor([2.5]).item()
+        2.5
+        """
+        s = ffi.new("pt_scalar *")
+        st = lib.pt_tensor_item(self._h, s)
+        if st:
+            _raise(st)
+        k = s.kind
+        if k == lib.PT_SCALAR_FLOAT:
+            return s.re
+        if k == lib.PT_SCALAR_INT:
+            return s.i
+        if k == lib.PT_SCALAR_BOOL:
+            return bool(s.i)
+        return complex(s.re, s.im)
+
+    def tolist(self):
+        """Nested Python lists (a Python number for a 0-d tensor).
+
+        >>> pytensor.tensor([[1, 2], [3, 4]]).tolist()
+        [[1, 2], [3, 4]]
+        """
+        return _exchange.tolist(self)
+
+    def _scalar_value(self):
+        if lib.pt_tensor_numel(self._h) != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self.item()
+
+    def __bool__(self) -> bool:
+        n = lib.pt_tensor_numel(self._h)
+        if n != 1:
+            what = "no values" if n == 0 else "more than one value"
+            raise RuntimeError(f"Boolean value of Tensor with {what} is ambiguous")
+        return bool(self.item())
+
+    def __int__(self) -> int:
+        v = self._scalar_value()
+        if isinstance(v, complex):
+            raise TypeError("int(): can't convert a complex tensor to int")
+        return int(v)
+
+    def __float__(self) -> float:
+        v = self._scalar_value()
+        if isinstance(v, complex):
+            raise TypeError("float(): can't convert a complex tensor to float")
+        return float(v)
+
+    def __complex__(self) -> complex:
+        return complex(self._scalar_value())
+
+    def __index__(self) -> int:
+        info = _dtypes_by_id[lib.pt_tensor_dtype(self._h)]
+        if lib.pt_tensor_numel(self._h) != 1 or info.is_floating_point or info.is_complex:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __len__(self) -> int:
+        h = self._h
+        if lib.pt_tensor_ndim(h) == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return lib.pt_tensor_sizes(h)[0]
+
+    def __iter__(self):
+        h = self._h
+        if lib.pt_tensor_ndim(h) == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        n = lib.pt_tensor_sizes(h)[0]
+        return (_call(lib.pt_tensor_select, h, 0, i) for i in range(n))
+
+    def __repr__(self) -> str:
+        return _tensor_str._str(self)
+
+    __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:
+        if lib.pt_tensor_ndim(self._h) == 0 and not self.is_meta:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec) if spec else self.__repr__()
+
+    def __reduce_ex__(self, protocol):
+        return _exchange.reduce(self)
+
+    def __deepcopy__(self, memo) -> "Tensor":
+        return self.clone()
+
+    def __getitem__(self, index):
+        return _indexing.getitem(self, index)
+
+    def __setitem__(self, index, value) -> None:
+        _indexing.setitem(self, index, value)
+
+    # ------------------------------------------------------------ views
+    def view(self, *shape) -> "Tensor":
+        """A view with another shape (one size may be -1).
+
+        >>> pytensor.arange(6).view(2, 3).shape
+        pytensor.Size([2, 3])
+        """
+        sizes = _size_args(shape, "view")
+        return _call(lib.pt_tensor_view, self._h, len(sizes), _int64s(sizes))
+
+    def view_as(self, other: "Tensor") -> "Tensor":
+        return self.view(other.shape)
+
+    def reshape(self, *shape) -> "Tensor":
+        """A view when the strides allow it, else a contiguous copy.
+
+        >>> pytensor.arange(6).reshape(3, -1).shape
+        pytensor.Size([3, 2])
+        """
+        sizes = _size_args(shape, "reshape", "shape")
+        return _call(lib.pt_tensor_reshape, self._h, len(sizes), _int64s(sizes))
+
+    def reshape_as(self, other: "Tensor") -> "Tensor":
+        return self.reshape(other.shape)
+
+    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> "Tensor":
+        """Merges dims start_dim..end_dim into one (a view when the strides allow it).
+
+        >>> pytensor.zeros(2, 3, 4).flatten(1).shape
+        pytensor.Size([2, 12])
+        """
+        return _call(
+            lib.pt_tensor_flatten,
+            self._h,
+            _dim_arg(start_dim, "flatten", "start_dim"),
+            _dim_arg(end_dim, "flatten", "end_dim"),
+        )
+
+    def transpose(self, dim0: int, dim1: int) -> "Tensor":
+        """A view with two dims swapped.
+
+        >>> pytensor.zeros(2, 3).transpose(0, 1).shape
+        pytensor.Size([3, 2])
+        """
+        return _call(
+            lib.pt_tensor_transpose,
+            self._h,
+            _dim_arg(dim0, "transpose", "dim0"),
+            _dim_arg(dim1, "transpose", "dim1"),
+        )
+
+    swapaxes = swapdims = transpose
+
+    def permute(self, *dims) -> "Tensor":
+        """A view with the dims reordered.
+
+        >>> pytensor.zeros(2, 3, 4).permute(2, 0, 1).shape
+        pytensor.Size([4, 2, 3])
+        """
+        d = _size_args(dims, "permute", "dims")
+        return _call(lib.pt_tensor_permute, self._h, len(d), _int64s(d))
+
+    def _alias(self) -> "Tensor":
+        h = self._h
+        n = lib.pt_tensor_ndim(h)
+        return _call(
+            lib.pt_tensor_as_strided,
+            h,
+            n,
+            lib.pt_tensor_sizes(h),
+            lib.pt_tensor_strides(h),
+            lib.pt_tensor_offset(h),
+        )
+
+    def t(self) -> "Tensor":
+        """Transpose of a tensor with at most 2 dimensions."""
+        n = lib.pt_tensor_ndim(self._h)
+        if n > 2:
+            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {n}D")
+        return self.transpose(0, 1) if n == 2 else self._alias()
+
+    @property
+    def T(self) -> "Tensor":
+        n = lib.pt_tensor_ndim(self._h)
+        return self.permute(list(range(n - 1, -1, -1))) if n else self._alias()
+
+    @property
+    def mT(self) -> "Tensor":
+        n = lib.pt_tensor_ndim(self._h)
+        if n < 2:
+            raise RuntimeError(
+                "tensor.mT is only supported on matrices or batches of matrices. "
+                f"Got {n}-D tensor."
+            )
+        return self.transpose(-2, -1)
+
+    def expand(self, *sizes) -> "Tensor":
+        """A view broadcasting size-1 dims (stride 0); -1 keeps a size.
+
+        >>> pytensor.tensor([[1], [2]]).expand(2, 3).tolist()
+        [[1, 1, 1], [2, 2, 2]]
+        """
+        s = _size_args(sizes, "expand")
+        return _call(lib.pt_tensor_expand, self._h, len(s), _int64s(s))
+
+    def expand_as(self, other: "Tensor") -> "Tensor":
+        return self.expand(other.shape)
+
+    def squeeze(self, dim=None) -> "Tensor":
+        """A view without size-1 dims (all of them, or those in dim).
+
+        >>> pytensor.zeros(1, 3, 1).squeeze().shape
+        pytensor.Size([3])
+        """
+        if dim is None:
+            return _call(lib.pt_tensor_squeeze, self._h, 0, ffi.NULL)
+        dims = _size_args((dim,), "squeeze", "dim")
+        if not dims:
+            return self._alias()
+        return _call(lib.pt_tensor_squeeze, self._h, len(dims), _int64s(dims))
+
+    def unsqueeze(self, dim: int) -> "Tensor":
+        """A view with a size-1 dim inserted at dim.
+
+        >>> pytensor.zeros(3).unsqueeze(0).shape
+        pytensor.Size([1, 3])
+        """
+        return _call(lib.pt_tensor_unsqueeze, self._h, _dim_arg(dim, "unsqueeze"))
+
+    def narrow(self, dim: int, start: int, length: int) -> "Tensor":
+        """A view of length elements of dim from start.
+
+        >>> pytensor.arange(5).narrow(0, 1, 3).tolist()
+        [1, 2, 3]
+        """
+        return _call(
+            lib.pt_tensor_narrow,
+            self._h,
+            _dim_arg(dim, "narrow"),
+            _dim_arg(start, "narrow", "start"),
+            _dim_arg(length, "narrow", "length"),
+        )
+
+    def select(self, dim: int, index: int) -> "Tensor":
+        """A view at one index of dim, without that dim.
+
+        >>> pytensor.tensor([[1, 2], [3, 4]]).select(1, 0).tolist()
+        [1, 3]
+        """
+        return _call(
+            lib.pt_tensor_select,
+            self._h,
+            _dim_arg(dim, "select"),
+            _dim_arg(index, "select", "index"),
+        )
+
+    def unfold(self, dimension: int, size: int, step: int) -> "Tensor":
+        """A view of the windows of size elements along dimension, step apart (a new last dim).
+
+        >>> pytensor.arange(5).unfold(0, 2, 2).tolist()
+        [[0, 1], [2, 3]]
+        """
+        return _call(
+            lib.pt_tensor_unfold,
+            self._h,
+            _dim_arg(dimension, "unfold", "dimension"),
+            _dim_arg(size, "unfold", "size"),
+            _dim_arg(step, "unfold", "step"),
+        )
+
+    def as_strided(self, size, stride, storage_offset: Optional[int] = None) -> "Tensor":
+        """A view of the same storage with the given sizes, strides and offset (elements).
+
+        >>> pytensor.arange(4).as_strided((2, 2), (1, 1)).tolist()
+        [[0, 1], [1, 2]]
+        """
+        sz = _size_args((size,), "as_strided", "size")
+        st = _size_args((stride,), "as_strided", "stride")
+        if len(sz) != len(st):
+            raise RuntimeError(
+                f"mismatch in length of strides and shape: size has {len(sz)} entries, "
+                f"stride has {len(st)}"
+            )
+        off = lib.pt_tensor_offset(self._h) if storage_offset is None else _dim_arg(
+            storage_offset, "as_strided", "storage_offset"
+        )
+        return _call(lib.pt_tensor_as_strided, self._h, len(sz), _int64s(sz), _int64s(st), off)
+
+    def unbind(self, dim: int = 0) -> Tuple["Tensor", ...]:
+        """The views at each index of dim.
+
+        >>> [t.tolist() for t in pytensor.tensor([[1, 2], [3, 4]]).unbind(1)]
+        [[1, 3], [2, 4]]
+        """
+        d = _wrap_dim(_dim_arg(dim, "unbind"), lib.pt_tensor_ndim(self._h))
+        return tuple(
+            _call(lib.pt_tensor_select, self._h, d, i) for i in range(lib.pt_tensor_sizes(self._h)[d])
+        )
+
+    # ------------------------------------------------------------ copies and conversions
+    def clone(self, *, memory_format=None) -> "Tensor":
+        """A copy with its own storage (strides kept for dense tensors by default).
+
+        >>> pytensor.tensor([1, 2]).clone().tolist()
+        [1, 2]
+        """
+        mf = lib.PT_MEMORY_FORMAT_PRESERVE if memory_format is None else _memory_format_id(
+            memory_format
+        )
+        return _call(lib.pt_tensor_clone, self._h, mf)
+
+    def contiguous(self, memory_format=None) -> "Tensor":
+        """This tensor when it is row-major contiguous, else a contiguous copy."""
+        if memory_format is not None:
+            mf = _memory_format_id(memory_format)
+            if mf not in (lib.PT_MEMORY_FORMAT_CONTIGUOUS, lib.PT_MEMORY_FORMAT_PRESERVE):
+                if lib.pt_tensor_is_contiguous(self._h, mf):
+                    return self
+                return _call(lib.pt_tensor_clone, self._h, mf)
+        if lib.pt_tensor_is_contiguous(self._h, lib.PT_MEMORY_FORMAT_CONTIGUOUS):
+            return self
+        return _call(lib.pt_tensor_contiguous, self._h)
+
+    def copy_(self, src, non_blocking: bool = False) -> "Tensor":
+        """Copies src into self, casting and broadcasting; src may be a number or nested list.
+
+        >>> pytensor.zeros(2, 2).copy_([1, 2]).tolist()
+        [[1.0, 2.0], [1.0, 2.0]]
+        """
+        if not isinstance(src, Tensor):
+            if isinstance(src, (list, tuple)) or hasattr(src, "__array_interface__"):
+                src = _factory.tensor(src, device=self.device)
+            else:
+                return self.fill_(src)
+        st = lib.pt_tensor_copy_(self._h, src._h)
+        if st:
+            _raise(st)
+        return self
+
+    def fill_(self, value) -> "Tensor":
+        """Fills with one value (converted to the dtype).
+
+        >>> pytensor.empty(2).fill_(3).tolist()
+        [3.0, 3.0]
+        """
+        if isinstance(value, Tensor) and lib.pt_tensor_ndim(value._h) != 0:
+            raise RuntimeError(
+                "fill_ only supports 0-dimension value tensor but got tensor with "
+                f"{lib.pt_tensor_ndim(value._h)} dimensions."
+            )
+        st = lib.pt_tensor_fill_(self._h, _scalar(value))
+        if st:
+            _raise(st)
+        return self
+
+    def zero_(self) -> "Tensor":
+        """Fills with zeros.
+
+        >>> pytensor.ones(2).zero_().tolist()
+        [0.0, 0.0]
+        """
+        return self.fill_(0)
+
+    def to(self, *args, dtype=None, device=None, non_blocking: bool = False, copy: bool = False,
+           memory_format=None) -> "Tensor":
+        """Converts dtype and/or device; returns self when nothing changes and copy is False.
+
+        >>> pytensor.tensor([1, 2]).to(pytensor.float64).dtype
+        pytensor.float64
+        """
+        flags = []
+        for a in args:
+            if isinstance(a, Tensor):
+                dtype = a.dtype if dtype is None else dtype
+                device = a.device if device is None else device
+            elif isinstance(a, _dtype_cls):
+                dtype = a
+            elif isinstance(a, bool):
+                flags.append(a)
+            elif a is None:
+                continue
+            else:
+                device = a
+        if len(flags) > 1:
+            copy = flags[1]
+        h = self._h
+        dt = lib.pt_tensor_dtype(h) if dtype is None else _dtype_id(dtype)
+        dev = lib.pt_tensor_device(h) if device is None else _device._to_cdevice(device)
+        out = _call(lib.pt_tensor_to, h, dt, dev, 1 if copy else 0)
+        if memory_format is not None:
+            mf = _memory_format_id(memory_format)
+            if mf != lib.PT_MEMORY_FORMAT_PRESERVE:
+                out = out.contiguous(memory_format)
+        if not copy and out._h == h:
+            return self
+        return out
+
+    def cpu(self) -> "Tensor":
+        """This tensor on the CPU (self when it already is).
+
+        >>> t = pytensor.zeros(1)
+        >>> t.cpu() is t
+        True
+        """
+        return self.to("cpu")
+
+    def cuda(self, device=None, non_blocking: bool = False) -> "Tensor":
+        """A copy on a CUDA device (the current one by default); self when already there."""
+        return self.to("cuda" if device is None else device)
+
+    def type(self, dtype=None, non_blocking: bool = False, **kwargs):
+        """Without an argument, the legacy type name ("pytensor.FloatTensor"); else a conversion.
+
+        >>> pytensor.zeros(1).type()
+        'pytensor.FloatTensor'
+        """
+        h = self._h
+        if dtype is None:
+            return _legacy.type_name(lib.pt_tensor_dtype(h), lib.pt_tensor_device(h).type)
+        if isinstance(dtype, str):
+            dtype = _legacy.from_name(dtype)
+        if _legacy.is_legacy_class(dtype):
+            target = _dtypes_by_id[dtype._dtype_id]
+            if lib.pt_tensor_device(h).type == dtype._device_type:
+                return self.to(target)
+            return self.to("cuda" if dtype._device_type == lib.PT_DEV_CUDA else "cpu", target)
+        return self.to(_dtype._to_dtype(dtype, "dtype"))
+
+    def type_as(self, other: "Tensor") -> "Tensor":
+        """This tensor converted to other's dtype and device.
+
+        >>> pytensor.zeros(1).type_as(pytensor.zeros(1, dtype=pytensor.int8)).dtype
+        pytensor.int8
+        """
+        return self.to(other.device, other.dtype)
+
+    # ------------------------------------------------------------ random fills
+    def uniform_(self, from_: float = 0.0, to: float = 1.0, *, generator=None) -> "Tensor":
+        """Fills with uniform samples from [from_, to).
+
+        >>> t = pytensor.empty(3).uniform_(2, 3)
+        """
+        st = lib.pt_tensor_uniform_(self._h, float(from_), float(to), _generator_ptr(generator))
+        if st:
+            _raise(st)
+        return self
+
+    def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator=None) -> "Tensor":
+        """Fills with normal samples.
+
+        >>> t = pytensor.empty(3).normal_(0, 2)
+        """
+        st = lib.pt_tensor_normal_(self._h, float(mean), float(std), _generator_ptr(generator))
+        if st:
+            _raise(st)
+        return self
+
+    def random_(self, *args, generator=None, **kwargs) -> "Tensor":
+        """Fills with integers from [from, to); ``random_(to)`` means [0, to); no bounds means
+        the dtype's range (for floating dtypes, the integers exactly representable).
+
+        >>> pytensor.empty(4, dtype=pytensor.int64).random_(0, 10).shape
+        pytensor.Size([4])
+        """
+        lo, hi = _random_bounds(self, args, kwargs)
+        st = lib.pt_tensor_random_(self._h, lo, hi, _generator_ptr(generator))
+        if st:
+            _raise(st)
+        return self
+
+    # ------------------------------------------------------------ new_* factories
+    def _like_args(self, dtype, device):
+        dt = _dtypes_by_id[lib.pt_tensor_dtype(self._h)] if dtype is None else dtype
+        return dt, (self.device if device is None else device)
+
+    def new_empty(self, *size, dtype=None, device=None, requires_grad: bool = False) -> "Tensor":
+        """An uninitialized tensor with this tensor's dtype and device by default.
+
+        >>> pytensor.zeros(1, dtype=pytensor.int8).new_empty(2).dtype
+        pytensor.int8
+        """
+        dt, dev = self._like_args(dtype, device)
+        return _factory.empty(*size, dtype=dt, device=dev, requires_grad=requires_grad)
+
+    def new_zeros(self, *size, dtype=None, device=None, requires_grad: bool = False) -> "Tensor":
+        """Zeros with this tensor's dtype and device by default.
+
+        >>> pytensor.zeros(1, dtype=pytensor.int8).new_zeros(2).tolist()
+        [0, 0]
+        """
+        dt, dev = self._like_args(dtype, device)
+        return _factory.zeros(*size, dtype=dt, device=dev, requires_grad=requires_grad)
+
+    def new_ones(self, *size, dtype=None, device=None, requires_grad: bool = False) -> "Tensor":
+        """Ones with this tensor's dtype and device by default.
+
+        >>> pytensor.zeros(1).new_ones(2).tolist()
+        [1.0, 1.0]
+        """
+        dt, dev = self._like_args(dtype, device)
+        return _factory.ones(*size, dtype=dt, device=dev, requires_grad=requires_grad)
+
+    def new_full(self, size, fill_value, *, dtype=None, device=None,
+                 requires_grad: bool = False) -> "Tensor":
+        """fill_value with this tensor's dtype and device by default.
+
+        >>> pytensor.zeros(1, dtype=pytensor.int32).new_full((2,), 7).tolist()
+        [7, 7]
+        """
+        dt, dev = self._like_args(dtype, device)
+        return _factory.full(size, fill_value, dtype=dt, device=dev, requires_grad=requires_grad)
+
+    def new_tensor(self, data, *, dtype=None, device=None, requires_grad: bool = False) -> "Tensor":
+        """A copy of data with this tensor's dtype and device by default.
+
+        >>> pytensor.zeros(1, dtype=pytensor.int16).new_tensor([1.5]).tolist()
+        [1]
+        """
+        dt, dev = self._like_args(dtype, device)
+        return _factory.tensor(data, dtype=dt, device=dev, requires_grad=requires_grad)
+
+    # ------------------------------------------------------------ NumPy and DLPack
+    def numpy(self, *, force: bool = False):
+        """An ndarray sharing this tensor's memory (CPU tensors; force=True copies to CPU).
+
+        >>> pytensor.tensor([1, 2]).numpy()
+        array([1, 2])
+        """
+        return _exchange.to_numpy(self, force)
+
+    @property
+    def __array_interface__(self) -> dict:
+        return _exchange.array_interface(self)
+
+    def __array__(self, dtype=None, copy=None):
+        return _exchange.to_array(self, dtype, copy)
+
+    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
+        return _exchange.to_dlpack(self, stream, max_version, dl_device, copy)
+
+    def __dlpack_device__(self) -> Tuple[int, int]:
+        return _exchange.dlpack_device(self)
+
+
+Tensor.__module__ = "pytensor"
+
+# torch's dtype conversion methods: t.float() is t.to(pytensor.float32), and so on.
+_CONVERSIONS = {
+    "float": "float32", "double": "float64", "half": "float16", "bfloat16": "bfloat16",
+    "long": "int64", "int": "int32", "short": "int16", "char": "int8", "byte": "uint8",
+    "bool": "bool", "cfloat": "complex64", "cdouble": "complex128",
+}
+
+
+def _conversion(method: str, dtype_name: str):
+    def conversion(self, memory_format=None) -> Tensor:
+        return self.to(_dtype._to_dtype(dtype_name), memory_format=memory_format)
+
+    conversion.__name__ = conversion.__qualname__ = method
+    conversion.__doc__ = f"``self.to(pytensor.{dtype_name})``: self when it already is one."
+    return conversion
+
+
+for _method, _name in _CONVERSIONS.items():
+    setattr(Tensor, _method, _conversion(_method, _name))
+
+
+def _build(module) -> None:
+    """Installs Tensor and the legacy typed classes on the package."""
+    global _Size, _storage
+    from . import _storage as stor
+
+    _storage = stor
+    _Size = module.Size
+    module.Tensor = Tensor
+    _legacy._build(module)
+
+
+# These modules import Tensor and the helpers above.
+from . import _exchange, _factory, _indexing, _legacy, _tensor_str  # noqa: E402
