@@ -11,15 +11,17 @@ import pytensor
 from pytensor import _C
 from pytensor._C import ffi, lib
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PHASES = ["load-time records", "cpu capability", "dtypes", "devices", "blas", "generators",
           "backends"]
 
 
 def _run(*args: str) -> str:
-    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    # The child imports the pytensor this process imported (installed or built in place), from a
+    # folder that holds no other pytensor.
+    home = os.path.dirname(os.path.dirname(os.path.abspath(pytensor.__file__)))
+    env = dict(os.environ, PYTHONPATH=home + os.pathsep + os.environ.get("PYTHONPATH", ""))
     return subprocess.run([sys.executable, *args], capture_output=True, text=True, check=True,
-                          env=env, cwd=ROOT).stdout
+                          env=env, cwd=os.path.dirname(home)).stdout
 
 
 def test_import_does_not_import_numpy():
