@@ -136,7 +136,7 @@ static pt_status guard_of(int32_t type, const pt_device_guard_impl **out)
         return PT_ERROR(PT_ERR_VALUE, "device: unknown device type %d", type);
     if (!pt_device_guards[type])
         return PT_ERROR(PT_ERR_RUNTIME,
-                        "device: the %s backend is not available (no %s library or device was "
+                        "device: the %s backend is not loaded (no %s library or device was "
                         "found when pytensor started)",
                         type_titles[type], type_titles[type]);
     *out = pt_device_guards[type];
@@ -160,6 +160,15 @@ pt_status pt_device_current(int32_t type, int32_t *out)
 pt_status pt_device_resolve(pt_device device, pt_device *out)
 {
     const pt_device_guard_impl *g = NULL;
+    if (device.type >= 0 && device.type < PT_DEV_TYPE_COUNT && !pt_device_guards[device.type]) {
+        char name[32];
+        if (device.index >= 0) snprintf(name, sizeof name, "%s:%d", type_names[device.type], (int)device.index);
+        else snprintf(name, sizeof name, "%s", type_names[device.type]);
+        return PT_ERROR(PT_ERR_RUNTIME,
+                        "device: %s is not available: the %s backend is not loaded (no %s library "
+                        "or device was found when pytensor started)",
+                        name, type_titles[device.type], type_titles[device.type]);
+    }
     PT_TRY(guard_of(device.type, &g));
     int32_t index = device.index;
     if (index == -1) {

@@ -91,8 +91,8 @@ PT_TEST(device_cuda_without_a_backend_fails_naming_the_backend)
         return;
     }
     CHECK_ERR(pt_device_resolve((pt_device){PT_DEV_CUDA, 0}, &d), PT_ERR_RUNTIME,
-              "the CUDA backend is not available");
-    CHECK_ERR(pt_device_count(PT_DEV_CUDA, &n), PT_ERR_RUNTIME, "CUDA backend is not available");
+              "the CUDA backend is not loaded");
+    CHECK_ERR(pt_device_count(PT_DEV_CUDA, &n), PT_ERR_RUNTIME, "CUDA backend is not loaded");
     CHECK_ERR(pt_device_current(PT_DEV_CUDA, &n), PT_ERR_RUNTIME, "CUDA backend");
     CHECK_ERR(pt_device_set_current(PT_DEV_CUDA, 0), PT_ERR_RUNTIME, "CUDA backend");
     CHECK_ERR(pt_device_synchronize(PT_DEV_CUDA, -1), PT_ERR_RUNTIME, "CUDA backend");
@@ -235,7 +235,7 @@ PT_TEST(allocator_errors_name_the_device)
         CHECK_ERR(pt_allocator_stats(PT_DEV_CUDA, &s), PT_ERR_RUNTIME,
                   "no allocator is registered for device type cuda");
         CHECK_ERR(pt_allocator_alloc((pt_device){PT_DEV_CUDA, 0}, 8, &p), PT_ERR_RUNTIME,
-                  "CUDA backend is not available");
+                  "CUDA backend is not loaded");
     }
 }
 

@@ -266,7 +266,7 @@ PT_TEST(dlpack_import_failures_leave_the_managed_tensor_with_the_caller)
     m.dl_tensor.device = (pt_dl_device){PT_DL_CPU, 0};
     if (!pt_device_guards[PT_DEV_CUDA]) {
         m.dl_tensor.device = (pt_dl_device){PT_DL_CUDA, 0};
-        CHECK_ERR(pt_dlpack_import(&m, &t), PT_ERR_RUNTIME, "CUDA backend is not available");
+        CHECK_ERR(pt_dlpack_import(&m, &t), PT_ERR_RUNTIME, "CUDA backend is not loaded");
     }
     CHECK(plain_deleted == 0 && t == NULL);
 }
