@@ -188,11 +188,26 @@ def _from_flat(flat: list, shape: list, inferred: int, target: int, explicit: bo
             # Out of range for the target: integers are an error (torch's rule), floats go
             # through float64 and the C cast, which saturates to infinity as torch does.
             if _kind_of(target) == _INT and explicit:
+                # torch's rule: an unsigned dtype takes integers down to -max and wraps them.
+                info = _dtype.iinfo(_dtype._dtypes_by_id[target])
+                if info.min == 0 and data_kind == _INT and all(-info.max <= v <= info.max
+                                                               for v in flat):
+                    return _from_flat([v % (info.max + 1) for v in flat], shape, inferred,
+                                      target, explicit, cdev)
                 raise RuntimeError(
                     f"value cannot be converted to type {_dtype._dtypes_by_id[target]._name} "
                     "without overflow"
                 ) from None
     if packed is None:
+        if explicit and data_kind == _FLOAT and _kind_of(target) == _INT:
+            # torch checks every float bound for an integer dtype: NaN, infinities and values
+            # outside [min, max] (so -1.0 for uint8) are errors, never wrapped.
+            info = _dtype.iinfo(_dtype._dtypes_by_id[target])
+            lo, hi = info.min, info.max
+            if not all(lo <= v <= hi for v in flat):
+                raise RuntimeError(
+                    f"value cannot be converted to type {_dtype._dtypes_by_id[target]._name} "
+                    "without overflow")
         pack_dt = _wide_dtype(data_kind)
         try:
             packed = _pack(flat, pack_dt)

@@ -103,7 +103,7 @@ def test_integers_that_do_not_fit_raise():
     with pytest.raises(RuntimeError, match="int8 without overflow"):
         pytensor.tensor([300], dtype=pytensor.int8)
     with pytest.raises(RuntimeError, match="uint8 without overflow"):
-        pytensor.tensor([-1], dtype=pytensor.uint8)
+        pytensor.tensor([-256], dtype=pytensor.uint8)  # -1 wraps to 255, as in torch
     with pytest.raises(ValueError, match="int64"):
         pytensor.tensor([1 << 64])
 
@@ -353,3 +353,20 @@ def test_empty_like_with_torch_as_oracle():
         p = pytensor.zeros(*shape)[..., ::step].permute(*perm)
         q = torch.zeros(*shape)[..., ::step].permute(*perm)
         assert pytensor.empty_like(p).stride() == torch.empty_like(q).stride()
+
+
+@pytest.mark.parametrize("dtype, values", [
+    ("uint8", [-1]), ("uint8", [-255]), ("uint8", [-256]), ("uint8", [300]), ("uint8", [-1.0]),
+    ("uint8", [255.9]), ("uint8", [3.7, 250.0]), ("uint8", [float("nan")]), ("int8", [-129]),
+    ("int8", [128]), ("int8", [2.5, -3.5]), ("int32", [float("inf")]), ("int64", [2**62]),
+])
+def test_tensor_range_checks_python_numbers_like_torch(dtype, values):
+    torch = pytest.importorskip("torch")
+    try:
+        want = torch.tensor(values, dtype=getattr(torch, dtype)).tolist()
+    except RuntimeError as e:
+        with pytest.raises(RuntimeError, match="without overflow"):
+            pytensor.tensor(values, dtype=getattr(pytensor, dtype))
+        assert "without overflow" in str(e)
+    else:
+        assert pytensor.tensor(values, dtype=getattr(pytensor, dtype)).tolist() == want
