@@ -1,10 +1,12 @@
 """Builds pytensor: the C core as a static library, the cffi module that links it, and the CUDA
 backend library when nvcc is present.
 
-The core (csrc/core, csrc/kernels) is compiled by build_clib with the project's flags (C11, -O3,
--Wall -Wextra, -fvisibility=hidden so that only the PT_API symbols of csrc/include/pytensor.h are
-exported); the cffi module (tools/build_cffi.py) only compiles cffi's generated wrapper and links
-the library. BLIS and OpenMP come from tools/build_config.py, which prints one line for each.
+The core (csrc/core, csrc/kernels, csrc/ops and the operator code that tools/gen_ops.py generates
+from csrc/ops/native_functions.yaml into build/generated before build_clib runs) is compiled by
+build_clib with the project's flags (C11, -O3, -Wall -Wextra, -fvisibility=hidden so that only the
+PT_API symbols of csrc/include/pytensor.h and the generated pt_ops.h are exported); the cffi module
+(tools/build_cffi.py) only compiles cffi's generated wrapper and links the library. BLIS and OpenMP
+come from tools/build_config.py, which prints one line for each.
 PYTENSOR_CUDA=0 skips the CUDA library, PYTENSOR_CUDA=1 requires it.
 """
 import glob
@@ -12,11 +14,13 @@ import os
 import sys
 
 from setuptools import setup
+from setuptools.command.build_clib import build_clib
 from setuptools.command.build_ext import build_ext
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import build_config  # noqa: E402
+import gen_ops  # noqa: E402
 
 VERSION = {}
 with open(os.path.join(ROOT, "pytensor", "_version.py")) as f:
@@ -26,9 +30,23 @@ CONFIG = build_config.detect()
 for note in CONFIG["notes"]:
     print(note)
 
-CORE_SOURCES = sorted(glob.glob("csrc/core/*.c") + glob.glob("csrc/kernels/*.c"))
+GENERATED = os.path.relpath(gen_ops.OUT, ROOT)  # build/generated
+CORE_SOURCES = sorted(glob.glob("csrc/core/*.c") + glob.glob("csrc/kernels/*.c")
+                      + glob.glob("csrc/ops/*.c")) + [os.path.join(GENERATED, "pt_ops.c")]
+# What build_clib cannot see by itself: the operator sources read the generated headers.
+OPS_DEPS = [os.path.join(GENERATED, "pt_ops.h"), os.path.join(GENERATED, "pt_ops_internal.h")]
+OBJ_DEPS = {src: OPS_DEPS for src in CORE_SOURCES
+            if src.startswith(("csrc/ops" + os.sep, GENERATED + os.sep))}
 CORE_CFLAGS = ["-std=c11", "-O3", "-Wall", "-Wextra", "-fvisibility=hidden", "-D_GNU_SOURCE",
                f'-DPT_VERSION="{VERSION["__version__"]}"', *CONFIG["cflags"]]
+
+
+class BuildClib(build_clib):
+    """build_clib that first generates the operator code from the declarations."""
+
+    def run(self):
+        gen_ops.generate()
+        super().run()
 
 
 class BuildExt(build_ext):
@@ -58,10 +76,11 @@ setup(
     packages=["pytensor", "pytensor._C", "pytensor.cuda"],
     libraries=[("pytensor_core", {
         "sources": CORE_SOURCES,
-        "include_dirs": ["csrc/include", "csrc/core"],
+        "include_dirs": ["csrc/include", "csrc/core", "csrc/ops", GENERATED],
+        "obj_deps": OBJ_DEPS,
         "cflags": CORE_CFLAGS,
     })],
     cffi_modules=["tools/build_cffi.py:ffibuilder"],
-    cmdclass={"build_ext": BuildExt},
+    cmdclass={"build_clib": BuildClib, "build_ext": BuildExt},
     zip_safe=False,
 )

@@ -30,6 +30,33 @@ has_openmp = _C._config_flag("openmp")
 has_cuda = _C._config().get("cuda_library", "") != ""
 
 
+_SUBMODULES = None
+
+
+def __getattr__(name: str):
+    # The operators' functions (pytensor.add, ...) and the submodules ops and library are made on
+    # first use (PEP 562), so that import does no per-operator work. A private submodule not
+    # imported yet is left to the import system (``from . import _x`` asks here first).
+    global _SUBMODULES
+    if _SUBMODULES is None:
+        import os
+        here = os.path.dirname(__file__)
+        _SUBMODULES = {f[:-3] if f.endswith(".py") else f for f in os.listdir(here)}
+    if name in _SUBMODULES:
+        if name.startswith("_"):
+            raise AttributeError(f"module '{__name__}' has no attribute '{name}'")
+        import importlib
+        return importlib.import_module(f"{__name__}.{name}")
+    import importlib
+    return importlib.import_module(f"{__name__}._opsgen").module_getattr(sys.modules[__name__],
+                                                                         name)
+
+
+def __dir__() -> list:
+    import importlib
+    return importlib.import_module(f"{__name__}._opsgen").module_dir(sys.modules[__name__])
+
+
 def memory_stats(device="cpu") -> dict:
     """The allocator counters of a device type: bytes_in_use, peak_bytes, allocations, frees.
 

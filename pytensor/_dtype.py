@@ -207,6 +207,7 @@ def set_default_dtype(d) -> None:
     except RuntimeError:  # no complex type of half width: the nearest wider one serves
         complex_d = _lookup_name("complex64", "d")
     _default_dtype, _default_complex = d, complex_d
+    lib.pt_dtype_set_default(d._id)  # C promotes wrapped Python floats to the default dtype
 
 
 def promote_types(type1, type2) -> dtype:

@@ -17,11 +17,11 @@ import struct
 from typing import Optional, Sequence
 
 from . import _device, _dtype
-from ._args import (_check_requires_grad, _dtype_id, _generator_ptr, _int64s, _number, _scalar,
-                    _size_args)
+from ._args import (_check_requires_grad, _dim_arg, _dtype_id, _generator_ptr, _int64s, _number,
+                    _scalar, _size_args)
 from ._C import _raise, ffi, lib
 from ._exchange import _is_ndarray, from_array_like, from_dlpack, from_numpy
-from ._tensor import Tensor, _call
+from ._tensor import Tensor, _call, _ret
 
 _SEQUENCES = (list, tuple)
 _PLAIN = frozenset((bool, int, float, complex))
@@ -300,11 +300,27 @@ def is_tensor(obj) -> bool:
 
 
 # ---------------------------------------------------------------- shaped factories
-def _empty(sizes: list, dtype, device, fname: str, layout=None, memory_format=None) -> Tensor:
+# The factories below call the operators' unboxed entry points (lib.pt_call_*), so they go
+# through the dispatcher (its BackendSelect kernels pick the backend from the device argument).
+def _device_ptr(device):
+    """A ``const pt_device *`` for a device argument (None: the CPU, torch's default)."""
+    return ffi.new("pt_device *", _device._to_cdevice(device))
+
+
+def _options(dtype, device, layout, fname: str, default_dtype=None):
+    """(dtype id, device pointer) of a factory's options; layouts other than strided refused."""
     if layout is not None and layout is not _strided:
         raise NotImplementedError(f"{fname}(): layout={layout} is not supported yet")
-    dt = _default_dtype_id() if dtype is None else _dtype_id(dtype)
-    t = _call(lib.pt_tensor_empty, len(sizes), _int64s(sizes), dt, _device._to_cdevice(device))
+    if dtype is None:
+        dt = _default_dtype_id() if default_dtype is None else default_dtype
+    else:
+        dt = _dtype_id(dtype)
+    return dt, _device_ptr(device)
+
+
+def _empty(sizes: list, dtype, device, fname: str, layout=None, memory_format=None) -> Tensor:
+    dt, dev = _options(dtype, device, layout, fname)
+    t = _ret(lib.pt_call_empty_memory_format(len(sizes), _int64s(sizes), dt, -1, dev, -1, -1))
     if memory_format is not None:
         t = t.contiguous(memory_format)
     return t
@@ -335,9 +351,9 @@ def empty_strided(size, stride, *, dtype=None, device=None, requires_grad: bool 
             f"empty_strided(): mismatch in length of strides and shape: size has {len(sz)} "
             f"entries, stride has {len(st)}"
         )
-    dt = _default_dtype_id() if dtype is None else _dtype_id(dtype)
-    return _call(lib.pt_tensor_empty_strided, len(sz), _int64s(sz), _int64s(st), dt,
-                 _device._to_cdevice(device))
+    dt, dev = _options(dtype, device, None, "empty_strided")
+    return _ret(lib.pt_call_empty_strided(len(sz), _int64s(sz), len(st), _int64s(st), dt, -1, dev,
+                                          -1))
 
 
 def zeros(*size, dtype=None, device=None, layout=None, requires_grad: bool = False,
@@ -348,7 +364,9 @@ def zeros(*size, dtype=None, device=None, layout=None, requires_grad: bool = Fal
     tensor([0., 0.])
     """
     _check_requires_grad(requires_grad)
-    return _empty(_size_args(size, "zeros"), dtype, device, "zeros", layout).fill_(0)
+    sizes = _size_args(size, "zeros")
+    dt, dev = _options(dtype, device, layout, "zeros")
+    return _ret(lib.pt_call_zeros(len(sizes), _int64s(sizes), dt, -1, dev, -1))
 
 
 def ones(*size, dtype=None, device=None, layout=None, requires_grad: bool = False,
@@ -359,7 +377,9 @@ def ones(*size, dtype=None, device=None, layout=None, requires_grad: bool = Fals
     tensor([1, 1], dtype=pytensor.int32)
     """
     _check_requires_grad(requires_grad)
-    return _empty(_size_args(size, "ones"), dtype, device, "ones", layout).fill_(1)
+    sizes = _size_args(size, "ones")
+    dt, dev = _options(dtype, device, layout, "ones")
+    return _ret(lib.pt_call_ones(len(sizes), _int64s(sizes), dt, -1, dev, -1))
 
 
 def _fill_dtype(value):
@@ -387,7 +407,11 @@ def full(size, fill_value, *, dtype=None, device=None, layout=None,
     _check_requires_grad(requires_grad)
     sizes = _size_args((size,), "full")
     dt = _fill_dtype(fill_value) if dtype is None else dtype
-    return _empty(sizes, dt, device, "full", layout).fill_(fill_value)
+    if isinstance(fill_value, Tensor):  # fill_ checks it is 0-dim, as torch does
+        return _empty(sizes, dt, device, "full", layout).fill_(fill_value)
+    dt, dev = _options(dt, device, layout, "full")
+    return _ret(lib.pt_call_full(len(sizes), _int64s(sizes), _scalar(fill_value, "fill_value"),
+                                 dt, -1, dev, -1))
 
 
 def _range_dtype(values, dtype):
@@ -414,8 +438,9 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, layout=None,
     if end is None:
         start, end = 0, start
     dt = _range_dtype((start, end, step), dtype)
-    return _call(lib.pt_tensor_arange, _scalar(start, "start"), _scalar(end, "end"),
-                 _scalar(step, "step"), dt, _device._to_cdevice(device))
+    return _ret(lib.pt_call_arange_start_step(_scalar(start, "start"), _scalar(end, "end"),
+                                              _scalar(step, "step"), dt, -1,
+                                              _device_ptr(device), -1))
 
 
 def linspace(start, end, steps: int, *, dtype=None, device=None, layout=None,
@@ -435,8 +460,8 @@ def linspace(start, end, steps: int, *, dtype=None, device=None, layout=None,
     n = _size_args((steps,), "linspace", "steps")
     if len(n) != 1:
         raise TypeError("linspace(): argument 'steps' must be int")
-    return _call(lib.pt_tensor_linspace, _scalar(start, "start"), _scalar(end, "end"), n[0], dt,
-                 _device._to_cdevice(device))
+    return _ret(lib.pt_call_linspace(_scalar(start, "start"), _scalar(end, "end"), n[0], dt, -1,
+                                     _device_ptr(device), -1))
 
 
 def eye(n: int, m: Optional[int] = None, *, dtype=None, device=None, layout=None,
@@ -450,8 +475,8 @@ def eye(n: int, m: Optional[int] = None, *, dtype=None, device=None, layout=None
     _check_requires_grad(requires_grad)
     nn = _size_args((n,), "eye", "n")[0]
     mm = nn if m is None else _size_args((m,), "eye", "m")[0]
-    dt = _default_dtype_id() if dtype is None else _dtype_id(dtype)
-    return _call(lib.pt_tensor_eye, nn, mm, dt, _device._to_cdevice(device))
+    dt, dev = _options(dtype, device, layout, "eye")
+    return _ret(lib.pt_call_eye_m(nn, mm, dt, -1, dev, -1))
 
 
 # ---------------------------------------------------------------- *_like
@@ -514,8 +539,9 @@ def empty_like(input: Tensor, *, dtype=None, device=None, layout=None,
     sizes = list(input.shape)
     if memory_format is None or memory_format is _preserve:
         strides = _dense_strides(sizes, input.stride())
-        return _call(lib.pt_tensor_empty_strided, len(sizes), _int64s(sizes), _int64s(strides),
-                     _dtype_id(dt), _device._to_cdevice(dev))
+        return _ret(lib.pt_call_empty_strided(len(sizes), _int64s(sizes), len(strides),
+                                              _int64s(strides), _dtype_id(dt), -1,
+                                              _device_ptr(dev), -1))
     return _empty(sizes, dt, dev, "empty_like", layout, memory_format)
 
 
@@ -562,8 +588,10 @@ def rand(*size, generator=None, dtype=None, device=None, layout=None,
     pytensor.Size([2, 3])
     """
     _check_requires_grad(requires_grad)
-    t = _empty(_size_args(size, "rand"), dtype, device, "rand", layout)
-    return t.uniform_(0.0, 1.0, generator=generator)
+    sizes = _size_args(size, "rand")
+    dt, dev = _options(dtype, device, layout, "rand")
+    return _ret(lib.pt_call_rand_generator(len(sizes), _int64s(sizes), _generator_ptr(generator),
+                                           dt, -1, dev, -1))
 
 
 def randn(*size, generator=None, dtype=None, device=None, layout=None,
@@ -574,8 +602,10 @@ def randn(*size, generator=None, dtype=None, device=None, layout=None,
     pytensor.Size([4])
     """
     _check_requires_grad(requires_grad)
-    t = _empty(_size_args(size, "randn"), dtype, device, "randn", layout)
-    return t.normal_(0.0, 1.0, generator=generator)
+    sizes = _size_args(size, "randn")
+    dt, dev = _options(dtype, device, layout, "randn")
+    return _ret(lib.pt_call_randn_generator(len(sizes), _int64s(sizes), _generator_ptr(generator),
+                                            dt, -1, dev, -1))
 
 
 def randint(*args, size=None, low=None, high=None, generator=None, dtype=None, device=None,
@@ -604,9 +634,11 @@ def randint(*args, size=None, low=None, high=None, generator=None, dtype=None, d
     if size is None:
         raise TypeError("randint(): missing the required argument 'size' (a tuple of ints)")
     sizes = _size_args((size,), "randint")
-    t = _empty(sizes, _dtype._dtypes_by_id[lib.PT_INT64] if dtype is None else dtype, device,
-               "randint", layout)
-    return t.random_(0 if low is None else low, high, generator=generator)
+    lo = 0 if low is None else _dim_arg(low, "randint", "low")
+    hi = _dim_arg(high, "randint", "high")
+    dt, dev = _options(dtype, device, layout, "randint", lib.PT_INT64)
+    return _ret(lib.pt_call_randint_low_generator(lo, hi, len(sizes), _int64s(sizes),
+                                                  _generator_ptr(generator), dt, -1, dev, -1))
 
 
 def randperm(n: int, *, generator=None, dtype=None, device=None, layout=None,
@@ -620,9 +652,8 @@ def randperm(n: int, *, generator=None, dtype=None, device=None, layout=None,
     nn = _size_args((n,), "randperm", "n")
     if len(nn) != 1:
         raise TypeError("randperm(): argument 'n' must be int")
-    dt = lib.PT_INT64 if dtype is None else _dtype_id(dtype)
-    return _call(lib.pt_tensor_randperm, nn[0], dt, _device._to_cdevice(device),
-                 _generator_ptr(generator))
+    dt, dev = _options(dtype, device, layout, "randperm", lib.PT_INT64)
+    return _ret(lib.pt_call_randperm_generator(nn[0], _generator_ptr(generator), dt, -1, dev, -1))
 
 
 def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None,
@@ -640,8 +671,11 @@ def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=N
         )
     if size is None:
         raise TypeError("normal(): with number mean and std, the argument 'size' is required")
-    t = _empty(_size_args((size,), "normal"), dtype, device, "normal", layout)
-    return t.normal_(mean, std, generator=generator)
+    sizes = _size_args((size,), "normal")
+    dt, dev = _options(dtype, device, layout, "normal")
+    return _ret(lib.pt_call_normal_float_float(float(mean), float(std), len(sizes),
+                                               _int64s(sizes), _generator_ptr(generator), dt, -1,
+                                               dev, -1))
 
 
 def _like_random(input: Tensor, dtype, device, memory_format, fname: str) -> Tensor:

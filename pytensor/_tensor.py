@@ -20,6 +20,7 @@ from ._C import ffi, lib
 
 _raise = _C._raise
 _new = object.__new__
+_NULL = ffi.NULL
 _dtype_cls = _dtype.dtype
 _dtypes_by_id = _dtype._dtypes_by_id
 
@@ -46,6 +47,35 @@ def _call(fn, *args) -> "Tensor":
     return _wrap(out[0])
 
 
+def _fail():
+    _raise(lib.pt_error_code() or lib.PT_ERR_RUNTIME)
+
+
+def _ret(ptr) -> "Tensor":
+    """Wraps the new reference an operator's entry point returned (NULL: raises its error).
+
+    The methods below call the dispatcher's unboxed entry points ``lib.pt_call_<op>`` (Note
+    [unboxed calling convention] in tools/gen_ops.py), so every kernel registered for these
+    operators, Python ones included, sees the call."""
+    if ptr == _NULL:
+        _fail()
+    t = _new(Tensor)
+    t._h = ptr
+    return t
+
+
+def _done(self: "Tensor", ptr) -> "Tensor":
+    """The result of an in-place operator: self (the entry point's reference is dropped)."""
+    if ptr == _NULL:
+        _fail()
+    lib.pt_tensor_release(ptr)
+    return self
+
+
+def _int64_ptr(value):
+    return ffi.new("int64_t *", value)
+
+
 class Tensor:
     """A strided n-dimensional array over a storage, with PyTorch's semantics.
 
@@ -57,6 +87,8 @@ class Tensor:
 
     __slots__ = ("_h", "__weakref__")
     __hash__ = object.__hash__
+    # NumPy scalars and arrays defer binary operators to Tensor (as they do to torch's).
+    __array_priority__ = 1000
 
     def __new__(cls, *args, device=None):
         return _legacy.legacy_new(_dtype.get_default_dtype()._id, args, device, "Tensor")
@@ -67,6 +99,14 @@ class Tensor:
         except AttributeError:
             return
         _release(h)
+
+    def __getattr__(self, name: str):
+        # Only reached for names the class lacks: operator methods are made here on first use
+        # and stored on the class (Note [generated fast paths] in _opsgen).
+        if name == "_h" or name.startswith("__"):
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        from . import _opsgen
+        return _opsgen.tensor_getattr(self, name)
 
     # ------------------------------------------------------------ metadata
     @property
@@ -226,7 +266,7 @@ class Tensor:
         2.5
         """
         s = ffi.new("pt_scalar *")
-        st = lib.pt_tensor_item(self._h, s)
+        st = lib.pt_call_item(self._h, s)
         if st:
             _raise(st)
         k = s.kind
@@ -290,7 +330,7 @@ class Tensor:
         if lib.pt_tensor_ndim(h) == 0:
             raise TypeError("iteration over a 0-d tensor")
         n = lib.pt_tensor_sizes(h)[0]
-        return (_call(lib.pt_tensor_select, h, 0, i) for i in range(n))
+        return (_ret(lib.pt_call_select_int(h, 0, i)) for i in range(n))
 
     def __repr__(self) -> str:
         return _tensor_str._str(self)
@@ -322,7 +362,7 @@ class Tensor:
         pytensor.Size([2, 3])
         """
         sizes = _size_args(shape, "view")
-        return _call(lib.pt_tensor_view, self._h, len(sizes), _int64s(sizes))
+        return _ret(lib.pt_call_view(self._h, len(sizes), _int64s(sizes)))
 
     def view_as(self, other: "Tensor") -> "Tensor":
         return self.view(other.shape)
@@ -334,7 +374,7 @@ class Tensor:
         pytensor.Size([3, 2])
         """
         sizes = _size_args(shape, "reshape", "shape")
-        return _call(lib.pt_tensor_reshape, self._h, len(sizes), _int64s(sizes))
+        return _ret(lib.pt_call_reshape(self._h, len(sizes), _int64s(sizes)))
 
     def reshape_as(self, other: "Tensor") -> "Tensor":
         return self.reshape(other.shape)
@@ -345,12 +385,11 @@ class Tensor:
         >>> pytensor.zeros(2, 3, 4).flatten(1).shape
         pytensor.Size([2, 12])
         """
-        return _call(
-            lib.pt_tensor_flatten,
+        return _ret(lib.pt_call_flatten_using_ints(
             self._h,
             _dim_arg(start_dim, "flatten", "start_dim"),
             _dim_arg(end_dim, "flatten", "end_dim"),
-        )
+        ))
 
     def transpose(self, dim0: int, dim1: int) -> "Tensor":
         """A view with two dims swapped.
@@ -358,12 +397,11 @@ class Tensor:
         >>> pytensor.zeros(2, 3).transpose(0, 1).shape
         pytensor.Size([3, 2])
         """
-        return _call(
-            lib.pt_tensor_transpose,
+        return _ret(lib.pt_call_transpose_int(
             self._h,
             _dim_arg(dim0, "transpose", "dim0"),
             _dim_arg(dim1, "transpose", "dim1"),
-        )
+        ))
 
     swapaxes = swapdims = transpose
 
@@ -374,26 +412,21 @@ class Tensor:
         pytensor.Size([4, 2, 3])
         """
         d = _size_args(dims, "permute", "dims")
-        return _call(lib.pt_tensor_permute, self._h, len(d), _int64s(d))
+        return _ret(lib.pt_call_permute(self._h, len(d), _int64s(d)))
 
     def _alias(self) -> "Tensor":
         h = self._h
         n = lib.pt_tensor_ndim(h)
-        return _call(
-            lib.pt_tensor_as_strided,
-            h,
-            n,
-            lib.pt_tensor_sizes(h),
-            lib.pt_tensor_strides(h),
-            lib.pt_tensor_offset(h),
-        )
+        return _ret(lib.pt_call_as_strided(h, n, lib.pt_tensor_sizes(h), n,
+                                           lib.pt_tensor_strides(h),
+                                           _int64_ptr(lib.pt_tensor_offset(h))))
 
     def t(self) -> "Tensor":
         """Transpose of a tensor with at most 2 dimensions."""
         n = lib.pt_tensor_ndim(self._h)
         if n > 2:
             raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {n}D")
-        return self.transpose(0, 1) if n == 2 else self._alias()
+        return _ret(lib.pt_call_t(self._h))
 
     @property
     def T(self) -> "Tensor":
@@ -417,7 +450,7 @@ class Tensor:
         [[1, 1, 1], [2, 2, 2]]
         """
         s = _size_args(sizes, "expand")
-        return _call(lib.pt_tensor_expand, self._h, len(s), _int64s(s))
+        return _ret(lib.pt_call_expand(self._h, len(s), _int64s(s), 0))
 
     def expand_as(self, other: "Tensor") -> "Tensor":
         return self.expand(other.shape)
@@ -429,11 +462,11 @@ class Tensor:
         pytensor.Size([3])
         """
         if dim is None:
-            return _call(lib.pt_tensor_squeeze, self._h, 0, ffi.NULL)
+            return _ret(lib.pt_call_squeeze(self._h))
         dims = _size_args((dim,), "squeeze", "dim")
         if not dims:
             return self._alias()
-        return _call(lib.pt_tensor_squeeze, self._h, len(dims), _int64s(dims))
+        return _ret(lib.pt_call_squeeze_dims(self._h, len(dims), _int64s(dims)))
 
     def unsqueeze(self, dim: int) -> "Tensor":
         """A view with a size-1 dim inserted at dim.
@@ -441,7 +474,7 @@ class Tensor:
         >>> pytensor.zeros(3).unsqueeze(0).shape
         pytensor.Size([1, 3])
         """
-        return _call(lib.pt_tensor_unsqueeze, self._h, _dim_arg(dim, "unsqueeze"))
+        return _ret(lib.pt_call_unsqueeze(self._h, _dim_arg(dim, "unsqueeze")))
 
     def narrow(self, dim: int, start: int, length: int) -> "Tensor":
         """A view of length elements of dim from start.
@@ -449,13 +482,12 @@ class Tensor:
         >>> pytensor.arange(5).narrow(0, 1, 3).tolist()
         [1, 2, 3]
         """
-        return _call(
-            lib.pt_tensor_narrow,
+        return _ret(lib.pt_call_narrow(
             self._h,
             _dim_arg(dim, "narrow"),
             _dim_arg(start, "narrow", "start"),
             _dim_arg(length, "narrow", "length"),
-        )
+        ))
 
     def select(self, dim: int, index: int) -> "Tensor":
         """A view at one index of dim, without that dim.
@@ -463,12 +495,11 @@ class Tensor:
         >>> pytensor.tensor([[1, 2], [3, 4]]).select(1, 0).tolist()
         [1, 3]
         """
-        return _call(
-            lib.pt_tensor_select,
+        return _ret(lib.pt_call_select_int(
             self._h,
             _dim_arg(dim, "select"),
             _dim_arg(index, "select", "index"),
-        )
+        ))
 
     def unfold(self, dimension: int, size: int, step: int) -> "Tensor":
         """A view of the windows of size elements along dimension, step apart (a new last dim).
@@ -476,13 +507,12 @@ class Tensor:
         >>> pytensor.arange(5).unfold(0, 2, 2).tolist()
         [[0, 1], [2, 3]]
         """
-        return _call(
-            lib.pt_tensor_unfold,
+        return _ret(lib.pt_call_unfold(
             self._h,
             _dim_arg(dimension, "unfold", "dimension"),
             _dim_arg(size, "unfold", "size"),
             _dim_arg(step, "unfold", "step"),
-        )
+        ))
 
     def as_strided(self, size, stride, storage_offset: Optional[int] = None) -> "Tensor":
         """A view of the same storage with the given sizes, strides and offset (elements).
@@ -500,7 +530,8 @@ class Tensor:
         off = lib.pt_tensor_offset(self._h) if storage_offset is None else _dim_arg(
             storage_offset, "as_strided", "storage_offset"
         )
-        return _call(lib.pt_tensor_as_strided, self._h, len(sz), _int64s(sz), _int64s(st), off)
+        return _ret(lib.pt_call_as_strided(self._h, len(sz), _int64s(sz), len(st), _int64s(st),
+                                           _int64_ptr(off)))
 
     def unbind(self, dim: int = 0) -> Tuple["Tensor", ...]:
         """The views at each index of dim.
@@ -510,7 +541,8 @@ class Tensor:
         """
         d = _wrap_dim(_dim_arg(dim, "unbind"), lib.pt_tensor_ndim(self._h))
         return tuple(
-            _call(lib.pt_tensor_select, self._h, d, i) for i in range(lib.pt_tensor_sizes(self._h)[d])
+            _ret(lib.pt_call_select_int(self._h, d, i))
+            for i in range(lib.pt_tensor_sizes(self._h)[d])
         )
 
     # ------------------------------------------------------------ copies and conversions
@@ -523,7 +555,7 @@ class Tensor:
         mf = lib.PT_MEMORY_FORMAT_PRESERVE if memory_format is None else _memory_format_id(
             memory_format
         )
-        return _call(lib.pt_tensor_clone, self._h, mf)
+        return _ret(lib.pt_call_clone(self._h, mf))
 
     def contiguous(self, memory_format=None) -> "Tensor":
         """This tensor when it is row-major contiguous, else a contiguous copy."""
@@ -532,10 +564,10 @@ class Tensor:
             if mf not in (lib.PT_MEMORY_FORMAT_CONTIGUOUS, lib.PT_MEMORY_FORMAT_PRESERVE):
                 if lib.pt_tensor_is_contiguous(self._h, mf):
                     return self
-                return _call(lib.pt_tensor_clone, self._h, mf)
+                return _ret(lib.pt_call_contiguous(self._h, mf))
         if lib.pt_tensor_is_contiguous(self._h, lib.PT_MEMORY_FORMAT_CONTIGUOUS):
             return self
-        return _call(lib.pt_tensor_contiguous, self._h)
+        return _ret(lib.pt_call_contiguous(self._h, lib.PT_MEMORY_FORMAT_CONTIGUOUS))
 
     def copy_(self, src, non_blocking: bool = False) -> "Tensor":
         """Copies src into self, casting and broadcasting; src may be a number or nested list.
@@ -548,10 +580,7 @@ class Tensor:
                 src = _factory.tensor(src, device=self.device)
             else:
                 return self.fill_(src)
-        st = lib.pt_tensor_copy_(self._h, src._h)
-        if st:
-            _raise(st)
-        return self
+        return _done(self, lib.pt_call_copy_(self._h, src._h, 1 if non_blocking else 0))
 
     def fill_(self, value) -> "Tensor":
         """Fills with one value (converted to the dtype).
@@ -559,15 +588,9 @@ class Tensor:
         >>> pytensor.empty(2).fill_(3).tolist()
         [3.0, 3.0]
         """
-        if isinstance(value, Tensor) and lib.pt_tensor_ndim(value._h) != 0:
-            raise RuntimeError(
-                "fill_ only supports 0-dimension value tensor but got tensor with "
-                f"{lib.pt_tensor_ndim(value._h)} dimensions."
-            )
-        st = lib.pt_tensor_fill_(self._h, _scalar(value))
-        if st:
-            _raise(st)
-        return self
+        if isinstance(value, Tensor):
+            return _done(self, lib.pt_call_fill__Tensor(self._h, value._h))
+        return _done(self, lib.pt_call_fill__Scalar(self._h, _scalar(value)))
 
     def zero_(self) -> "Tensor":
         """Fills with zeros.
@@ -575,7 +598,7 @@ class Tensor:
         >>> pytensor.ones(2).zero_().tolist()
         [0.0, 0.0]
         """
-        return self.fill_(0)
+        return _done(self, lib.pt_call_zero_(self._h))
 
     def to(self, *args, dtype=None, device=None, non_blocking: bool = False, copy: bool = False,
            memory_format=None) -> "Tensor":
@@ -600,9 +623,10 @@ class Tensor:
         if len(flags) > 1:
             copy = flags[1]
         h = self._h
-        dt = lib.pt_tensor_dtype(h) if dtype is None else _dtype_id(dtype)
-        dev = lib.pt_tensor_device(h) if device is None else _device._to_cdevice(device)
-        out = _call(lib.pt_tensor_to, h, dt, dev, 1 if copy else 0)
+        dt = -1 if dtype is None else _dtype_id(dtype)
+        dev = _NULL if device is None else ffi.new("pt_device *", _device._to_cdevice(device))
+        out = _ret(lib.pt_call_to_dtype_layout(h, dt, -1, dev, -1, 1 if non_blocking else 0,
+                                               1 if copy else 0, -1))
         if memory_format is not None:
             mf = _memory_format_id(memory_format)
             if mf != lib.PT_MEMORY_FORMAT_PRESERVE:
@@ -656,20 +680,16 @@ class Tensor:
 
         >>> t = pytensor.empty(3).uniform_(2, 3)
         """
-        st = lib.pt_tensor_uniform_(self._h, float(from_), float(to), _generator_ptr(generator))
-        if st:
-            _raise(st)
-        return self
+        return _done(self, lib.pt_call_uniform_(self._h, float(from_), float(to),
+                                                _generator_ptr(generator)))
 
     def normal_(self, mean: float = 0.0, std: float = 1.0, *, generator=None) -> "Tensor":
         """Fills with normal samples.
 
         >>> t = pytensor.empty(3).normal_(0, 2)
         """
-        st = lib.pt_tensor_normal_(self._h, float(mean), float(std), _generator_ptr(generator))
-        if st:
-            _raise(st)
-        return self
+        return _done(self, lib.pt_call_normal_(self._h, float(mean), float(std),
+                                               _generator_ptr(generator)))
 
     def random_(self, *args, generator=None, **kwargs) -> "Tensor":
         """Fills with integers from [from, to); ``random_(to)`` means [0, to); no bounds means
@@ -679,10 +699,8 @@ class Tensor:
         pytensor.Size([4])
         """
         lo, hi = _random_bounds(self, args, kwargs)
-        st = lib.pt_tensor_random_(self._h, lo, hi, _generator_ptr(generator))
-        if st:
-            _raise(st)
-        return self
+        return _done(self, lib.pt_call_random__from(self._h, lo, _int64_ptr(hi),
+                                                    _generator_ptr(generator)))
 
     # ------------------------------------------------------------ new_* factories
     def _like_args(self, dtype, device):
@@ -779,6 +797,69 @@ def _conversion(method: str, dtype_name: str):
 
 for _method, _name in _CONVERSIONS.items():
     setattr(Tensor, _method, _conversion(_method, _name))
+
+
+def _operator_stub(dunder: str):
+    def stub(self, *args):
+        from . import _opsgen
+        fn = _opsgen.make_operator(dunder)
+        setattr(Tensor, dunder, fn)
+        return fn(self, *args)
+
+    stub.__name__ = stub.__qualname__ = dunder
+    return stub
+
+
+# dunder -> the operator whose declaration it needs ("aten::name", overload); the stub is replaced
+# by the generated function on its first call (_opsgen._form says how each calls it).
+_OPERATOR_DUNDERS = {
+    "__add__": ("add", "Tensor"), "__radd__": ("add", "Tensor"), "__iadd__": ("add_", "Tensor"),
+    "__sub__": ("sub", "Tensor"), "__rsub__": ("sub", "Tensor"), "__isub__": ("sub_", "Tensor"),
+    "__mul__": ("mul", "Tensor"), "__rmul__": ("mul", "Tensor"), "__imul__": ("mul_", "Tensor"),
+    "__truediv__": ("div", "Tensor"), "__rtruediv__": ("div", "Tensor"),
+    "__itruediv__": ("div_", "Tensor"), "__neg__": ("neg", ""),
+}
+
+
+class _LazyMethod:
+    """A Tensor method of an operator, made on first access (from the class or an instance) and
+    then stored on the class in place of this placeholder."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __get__(self, obj, cls=None):
+        from . import _opsgen
+        fn = _opsgen.make_binding("aten::" + self.name, 2)
+        setattr(Tensor, self.name, fn)
+        return fn if obj is None else fn.__get__(obj, cls)
+
+
+def _build_operators(module) -> int:
+    """Puts on Tensor a placeholder for every operator declared as a method that the class does
+    not define by hand, and the operator dunders whose operators are declared; returns the number
+    of registered operators. Only names are read here: bindings are made on first use."""
+    out = ffi.new("pt_op **")
+    n = lib.pt_dispatch_op_count()
+    seen = set()
+    for i in range(n):
+        if lib.pt_dispatch_op_at(i, out) or not lib.pt_op_variants(out[0]) & lib.PT_VARIANT_METHOD:
+            continue
+        full = ffi.string(lib.pt_op_name(out[0])).decode()
+        if full.startswith("aten::"):
+            name = full[6:].partition(".")[0]
+            # hasattr before the placeholder is there: on one, it would make the binding.
+            if name not in seen and not hasattr(Tensor, name):
+                setattr(Tensor, name, _LazyMethod(name))
+            seen.add(name)
+    for dunder, (name, overload) in _OPERATOR_DUNDERS.items():
+        if lib.pt_dispatch_find(f"aten::{name}".encode(), overload.encode(), out) == 0:
+            setattr(Tensor, dunder, _operator_stub(dunder))
+        else:
+            lib.pt_error_clear()
+    return n
 
 
 def _build(module) -> None:

@@ -6,6 +6,10 @@ so no declaration is written twice. What Python alone needs from C — the delet
 Python object kept alive by external storage, and the PyCapsule destructor for DLPack capsules —
 is declared below, because only this module (which includes Python.h) can provide it.
 
+The operators' unboxed entry points are declared in pt_ops.h, which tools/gen_ops.py generates
+from csrc/ops/native_functions.yaml (into build/generated); it is stripped the same way and
+follows pytensor.h in the cdef.
+
 The core's sources are not compiled here: setup.py builds them into a static library with the
 project's own warning flags, and this module links it.
 """
@@ -21,14 +25,19 @@ HEADER = os.path.join(ROOT, "csrc", "include", "pytensor.h")
 
 PYTHON_CDEF = """
 extern "Python" void pt_py_release_handle(void *ctx);
+extern "Python" pt_status pt_py_boxed_kernel(const pt_op *op, int32_t key, uint64_t keyset,
+                                             pt_stack *stack, void *ctx);
 void *pt_py_capsule_destructor(int32_t versioned);
 const char *pt_py_capsule_name(int32_t versioned, int32_t used);
 """
 
 PYTHON_SOURCE = r"""
 #include "pytensor.h"
+#include "pt_ops.h"
 
 static void pt_py_release_handle(void *ctx);
+static pt_status pt_py_boxed_kernel(const pt_op *op, int32_t key, uint64_t keyset, pt_stack *stack,
+                                    void *ctx);
 
 /* A DLPack capsule that was never consumed still owns its managed tensor (DLPack's rule): free it
  * through its deleter. A consumed one was renamed to "used_..." and is left alone. */
@@ -84,13 +93,26 @@ def stripped_header(path: str = HEADER) -> str:
     return "".join(out)
 
 
+def _ops_header() -> tuple:
+    """(the folder holding the generated pt_ops.h, its stripped text), generating it when the
+    declarations changed (the generator writes nothing otherwise)."""
+    import sys
+    here = os.path.dirname(os.path.abspath(__file__))
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    import gen_ops
+    gen_ops.generate()
+    return gen_ops.OUT, stripped_header(os.path.join(gen_ops.OUT, "pt_ops.h"))
+
+
 def make_ffibuilder(libraries=(), library_dirs=(), extra_link_args=(), define_macros=()):
     ffi = cffi.FFI()
-    ffi.cdef(stripped_header() + PYTHON_CDEF)
+    ops_dir, ops_cdef = _ops_header()
+    ffi.cdef(stripped_header() + ops_cdef + PYTHON_CDEF)
     ffi.set_source(
         "pytensor._C._core",
         PYTHON_SOURCE,
-        include_dirs=[os.path.join(ROOT, "csrc", "include")],
+        include_dirs=[os.path.join(ROOT, "csrc", "include"), ops_dir],
         libraries=list(libraries),
         library_dirs=list(library_dirs),
         extra_link_args=list(extra_link_args),

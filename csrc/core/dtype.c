@@ -215,6 +215,22 @@ int32_t pt_dtype_can_cast(int32_t from, int32_t to)
     return 1;
 }
 
+/* Read on every promotion that meets a wrapped Python number, written rarely: an atomic, so that
+ * a switch on one thread is seen whole on the others (torch's default is process-wide too). */
+static _Atomic int32_t default_dtype = PT_FLOAT32;
+
+int32_t pt_dtype_default(void) { return atomic_load_explicit(&default_dtype, memory_order_relaxed); }
+
+pt_status pt_dtype_set_default(int32_t id)
+{
+    const pt_dtype_info *info = pt_dtype_info_of(id);
+    if (!info || !(info->kind & PT_KIND_FLOAT))
+        return PT_ERROR(PT_ERR_TYPE, "set_default_dtype: only floating-point dtypes can be the "
+                        "default, got %s", info ? info->name : "an unknown dtype id");
+    atomic_store_explicit(&default_dtype, id, memory_order_relaxed);
+    return PT_OK;
+}
+
 /* ---------------------------------------------------------------- runtime registration */
 
 static pt_status check_new_dtype(const char *name, int32_t itemsize, int32_t alignment)

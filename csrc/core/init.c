@@ -9,7 +9,9 @@
  *   4. devices           (guards, allocators and copy-bytes resolved into tables)
  *   5. BLAS              (BLIS found at build time, its configuration)
  *   6. generators        (the default generator per device)
- *   7. backends          (the CUDA library, when built and loadable)
+ *   7. operators         (every declared schema parsed and def'ed, its kernels registered:
+ *                         pt_ops_init, generated from csrc/ops/native_functions.yaml)
+ *   8. backends          (the CUDA library, when built and loadable; it may register kernels)
  * A later call returns the first call's status and message. The report and the build/start-up
  * facts ("config") are read by Python: pytensor._C._init_report() and `python -m pytensor`.
  */
@@ -173,7 +175,7 @@ static void init_once(void)
         {"load-time records", load_records}, {"cpu capability", pt_cpu_capability_init},
         {"dtypes", pt_dtype_init},           {"devices", pt_device_init},
         {"blas", pt_blas_init},              {"generators", pt_generator_init},
-        {"backends", load_backends},
+        {"operators", pt_ops_init},          {"backends", load_backends},
     };
     double t0 = pt_now_us();
     pt_status st = build_facts();

@@ -154,6 +154,7 @@ struct pt_tensor {
     int32_t ndim;
     int32_t dtype;
     int32_t layout;
+    bool wrapped_number; /* Note [wrapped numbers] (pytensor.h) */
     pt_device device;
     int64_t *sizes;   /* points into inline_dims or to a heap block of 2 * ndim */
     int64_t *strides; /* sizes + ndim */
@@ -202,6 +203,31 @@ double pt_now_us(void);
 /* Sets a config entry ("blis" -> "yes", ...); value copied. */
 pt_status pt_config_set(const char *key, const char *value);
 
+/* ---------------------------------------------------------------- dispatcher internals
+ * What the generated unboxed entry points (build/generated/pt_ops.c, from tools/gen_ops.py) and
+ * the kernels need from dispatch.c beyond the ABI. */
+typedef struct pt_kernel {
+    pt_boxed_fn boxed;   /* never NULL: a missing slot's kernel raises the "could not run" error */
+    void *unboxed;       /* NULL when only the boxed form exists (Python kernels, fallbacks) */
+    void *ctx;
+    const char *debug;
+} pt_kernel;
+/* The key bit of a tensor's device (more bits arrive with autograd). */
+static inline uint64_t pt_tensor_keys(const pt_tensor *t)
+{
+    return t ? (uint64_t)1 << t->device.type : 0;
+}
+/* (tensor_keys | tls included) & ~tls excluded & the op's non-fallthrough mask. */
+uint64_t pt_dispatch_compute_keyset(const pt_op *op, uint64_t tensor_keys);
+/* The slot for the highest key in keyset; writes the key. Never NULL: a missing slot is a kernel
+ * whose boxed function raises the "could not run" error. Lock-free: slots hold immutable
+ * kernel records that are never freed while the process lives (Note [lock-free slots]). */
+const pt_kernel *pt_dispatch_slot(const pt_op *op, uint64_t keyset, int32_t *key);
+/* Set by the generated registration from the declarations' `variants:` (default: function). */
+void pt_op_set_variants(pt_op *op, int32_t variants);
+/* "could not run 'aten::add.Tensor' with arguments from the 'CUDA' backend ..." for key. */
+pt_status pt_dispatch_missing(const pt_op *op, int32_t key);
+
 /* ---------------------------------------------------------------- init hooks
  * pt_init() runs these in this order, each timed as one phase of the report; `count` is what the
  * phase reports (records linked, dtypes, ...) and `detail` an optional static string. */
@@ -210,6 +236,8 @@ pt_status pt_dtype_init(int64_t *count, const char **detail);          /* dtype.
 pt_status pt_device_init(int64_t *count, const char **detail);         /* device.c */
 pt_status pt_blas_init(int64_t *count, const char **detail);           /* kernels/blas.c */
 pt_status pt_generator_init(int64_t *count, const char **detail);      /* generator.c */
+/* generated (tools/gen_ops.py): parse and def every declared schema, register its kernels. */
+pt_status pt_ops_init(int64_t *count, const char **detail);
 /* backend.c: dlopen libdir/libpytensor_cuda.so when present and let it register itself. */
 pt_status pt_backend_init(const char *libdir, int64_t *count, const char **detail);
 

@@ -184,6 +184,7 @@ pt_status pt_tensor_make(pt_storage *storage, int32_t dtype, int32_t ndim, const
     t->ndim = ndim;
     t->dtype = dtype;
     t->layout = PT_LAYOUT_STRIDED;
+    t->wrapped_number = false;
     t->device = storage->device;
     *out = t;
     return PT_OK;
@@ -284,6 +285,8 @@ int32_t pt_tensor_dtype(const pt_tensor *t) { return t->dtype; }
 pt_device pt_tensor_device(const pt_tensor *t) { return t->device; }
 int32_t pt_tensor_layout(const pt_tensor *t) { return t->layout; }
 pt_storage *pt_tensor_storage(const pt_tensor *t) { return t->storage; }
+void pt_tensor_set_wrapped_number(pt_tensor *t, int32_t wrapped) { t->wrapped_number = wrapped != 0; }
+int32_t pt_tensor_is_wrapped_number(const pt_tensor *t) { return t->wrapped_number; }
 
 void *pt_tensor_data(const pt_tensor *t)
 {

@@ -122,6 +122,12 @@ PT_API pt_status pt_dtype_from_name(const char *name, int32_t *out); /* "float32
 PT_API pt_status pt_dtype_promote(int32_t a, int32_t b, int32_t *out);
 /* torch.can_cast (same-kind rules). */
 PT_API int32_t pt_dtype_can_cast(int32_t from, int32_t to);
+/* The dtype that Python floats take in type promotion (torch.get_default_dtype); float32 until
+ * set. Its complex counterpart serves Python complex numbers (complex64 for float16/bfloat16/
+ * float32, complex128 for float64). Setting it is a process-wide switch, as in torch; floating
+ * dtypes only (PT_ERR_TYPE otherwise). */
+PT_API int32_t pt_dtype_default(void);
+PT_API pt_status pt_dtype_set_default(int32_t id);
 PT_API pt_status pt_dtype_register(const char *name, int32_t itemsize, int32_t alignment, int32_t *out);
 
 /* ---------------------------------------------------------------- devices (csrc/core/device.c) */
@@ -263,6 +269,13 @@ PT_API pt_status pt_tensor_unfold(const pt_tensor *t, int64_t dim, int64_t size,
                                   pt_tensor **out);
 /* Reverses one dim by a negative stride (used for NumPy/DLPack exchange and tests). */
 PT_API pt_status pt_tensor_flip_view(const pt_tensor *t, int64_t dim, pt_tensor **out);
+/* Note [wrapped numbers]
+ * A 0-d tensor that the Python layer made from a Python number is marked "wrapped": in type
+ * promotion it contributes only its category (bool < integer < floating < complex), so
+ * `int8_tensor + 1000` stays int8 and `float16_tensor + 0.5` stays float16, as in torch. Only 0-d
+ * tensors honour the mark; views and results of operations are never wrapped. */
+PT_API void pt_tensor_set_wrapped_number(pt_tensor *t, int32_t wrapped);
+PT_API int32_t pt_tensor_is_wrapped_number(const pt_tensor *t);
 
 /* ---------------------------------------------------------------- scalars, copies, fills (csrc/kernels) */
 enum { PT_SCALAR_BOOL = 0, PT_SCALAR_INT = 1, PT_SCALAR_FLOAT = 2, PT_SCALAR_COMPLEX = 3 };
@@ -385,6 +398,202 @@ PT_API pt_status pt_dlpack_import(pt_dl_managed_tensor *m, pt_tensor **out);
 PT_API pt_status pt_dlpack_import_versioned(pt_dl_managed_tensor_versioned *m, pt_tensor **out);
 PT_API pt_status pt_dtype_to_dlpack(int32_t dtype, pt_dl_dtype *out);
 PT_API pt_status pt_dtype_from_dlpack(pt_dl_dtype dt, int32_t *out);
+
+/* ---------------------------------------------------------------- boxed values (csrc/core/stack.c) */
+/* Note [boxed values]
+ * A pt_ivalue is one tagged value on a dispatcher stack or a schema default. Fields are not a
+ * union so that cffi can read them plainly; only the ones the tag names are meaningful:
+ *   NONE; BOOL/INT/DTYPE/LAYOUT/MEMORY_FORMAT: i; DOUBLE: d; COMPLEX: d + im; STRING: s;
+ *   TENSOR: t; GENERATOR: g; DEVICE: device;
+ *   INT_LIST/BOOL_LIST: len + ints; DOUBLE_LIST: len + doubles; STRING_LIST: len + strings;
+ *   TENSOR_LIST/OPT_TENSOR_LIST: len + tensors (NULL entries = None in the optional form).
+ * Ownership on a stack (Note [stack ownership]): arguments pushed by a caller are BORROWED — the
+ * caller keeps every tensor, generator, string and array alive until the call returns. Results
+ * pushed by a kernel are OWNED by whoever pops them: tensors and generators are new references,
+ * and arrays/strings a kernel allocated are marked `owned` and freed by pt_stack_clear. */
+enum {
+    PT_IV_NONE = 0,
+    PT_IV_BOOL = 1,
+    PT_IV_INT = 2,
+    PT_IV_DOUBLE = 3,
+    PT_IV_COMPLEX = 4,
+    PT_IV_STRING = 5,
+    PT_IV_TENSOR = 6,
+    PT_IV_INT_LIST = 7,
+    PT_IV_DOUBLE_LIST = 8,
+    PT_IV_BOOL_LIST = 9,
+    PT_IV_TENSOR_LIST = 10,
+    PT_IV_OPT_TENSOR_LIST = 11,
+    PT_IV_STRING_LIST = 12,
+    PT_IV_DTYPE = 13,
+    PT_IV_DEVICE = 14,
+    PT_IV_LAYOUT = 15,
+    PT_IV_MEMORY_FORMAT = 16,
+    PT_IV_GENERATOR = 17,
+    PT_IV_TAG_COUNT = 18
+};
+typedef struct pt_ivalue {
+    int32_t tag;
+    int32_t owned; /* results only: the arrays/strings below were malloc'ed for the receiver */
+    int64_t len;
+    int64_t i;
+    double d;
+    double im;
+    const char *s;
+    pt_tensor *t;
+    pt_generator *g;
+    pt_device device;
+    const int64_t *ints;
+    const double *doubles;
+    pt_tensor *const *tensors;
+    const char *const *strings;
+} pt_ivalue;
+typedef struct pt_stack {
+    pt_ivalue *items; /* caller-provided array of `capacity` values */
+    int32_t size;
+    int32_t capacity;
+} pt_stack;
+/* Releases owned results (tensor and generator references of results, owned arrays) and
+ * empties the stack. Borrowed arguments are left alone: call it only on a stack that holds
+ * results. */
+PT_API void pt_stack_clear(pt_stack *stack);
+
+/* ---------------------------------------------------------------- schemas (csrc/core/schema.c) */
+typedef struct pt_schema pt_schema;
+/* Kinds of the schema type grammar. LIST and OPTIONAL wrap an element type. */
+enum {
+    PT_TYPE_TENSOR = 0,
+    PT_TYPE_INT = 1,
+    PT_TYPE_SYMINT = 2,
+    PT_TYPE_FLOAT = 3,
+    PT_TYPE_COMPLEX = 4,
+    PT_TYPE_BOOL = 5,
+    PT_TYPE_STR = 6,
+    PT_TYPE_SCALAR = 7,
+    PT_TYPE_SCALAR_TYPE = 8,
+    PT_TYPE_LAYOUT = 9,
+    PT_TYPE_DEVICE = 10,
+    PT_TYPE_GENERATOR = 11,
+    PT_TYPE_MEMORY_FORMAT = 12,
+    PT_TYPE_DIMNAME = 13,
+    PT_TYPE_STORAGE = 14,
+    PT_TYPE_STREAM = 15,
+    PT_TYPE_QSCHEME = 16,
+    PT_TYPE_ANY = 17,
+    PT_TYPE_LIST = 18,
+    PT_TYPE_OPTIONAL = 19,
+    PT_TYPE_TYPE_COUNT = 20
+};
+typedef struct pt_schema_arg_info {
+    const char *name;         /* "" for an unnamed return */
+    const char *type;         /* canonical type text: "Tensor?[]", "int[2]", "SymInt[]?" */
+    int32_t kind;             /* PT_TYPE_* of the outermost type */
+    int32_t elem_kind;        /* innermost non-LIST/OPTIONAL kind: "Tensor?[]" -> TENSOR */
+    int32_t optional;         /* outermost is OPTIONAL */
+    int32_t list;             /* a LIST appears (under at most one OPTIONAL): "int[]?" */
+    int32_t optional_elems;   /* the list's elements are OPTIONAL: "Tensor?[]" */
+    int64_t N;                /* fixed list size ("int[2]" -> 2), -1 otherwise */
+    int32_t kwarg_only;
+    int32_t has_default;
+    const pt_ivalue *default_value; /* borrowed; valid while the schema lives; NULL if none */
+    const char *default_text; /* canonical text of the default ("[1, 1]", "None", "'mean'") */
+    /* Alias annotation: "Tensor(a!)" -> has_alias, is_write, before "a", after "a".
+     * "Tensor(a -> *)" -> before "a", after "*". "Tensor(a|b)" -> before "a|b". Sets are '|'-joined.
+     * "Tensor(a!)[]" puts the annotation on the elements: alias_on_elements = 1. */
+    int32_t has_alias;
+    int32_t alias_is_write;
+    int32_t alias_on_elements;
+    const char *alias_before;
+    const char *alias_after;
+} pt_schema_arg_info;
+/* Parses PyTorch's function-schema grammar. Errors are PT_ERR_RUNTIME with the 1-based column and
+ * what was expected: "schema: expected ',' or ')' but found 'end of input' at column 16:
+ * add(Tensor self". In pt_schema_arg_info, absent texts (default_text, alias sets) are "" (never
+ * NULL), and an index out of range is PT_ERR_INDEX. */
+PT_API pt_status pt_schema_parse(const char *text, pt_schema **out);
+PT_API void pt_schema_retain(pt_schema *s);
+PT_API void pt_schema_release(pt_schema *s);
+PT_API const char *pt_schema_name(const pt_schema *s);     /* "aten::add" (namespace when given) */
+PT_API const char *pt_schema_overload(const pt_schema *s); /* "Tensor", "" */
+PT_API int32_t pt_schema_num_arguments(const pt_schema *s);
+PT_API int32_t pt_schema_num_returns(const pt_schema *s);
+PT_API int32_t pt_schema_is_vararg(const pt_schema *s);
+PT_API int32_t pt_schema_is_varret(const pt_schema *s);
+PT_API pt_status pt_schema_argument(const pt_schema *s, int32_t index, pt_schema_arg_info *out);
+PT_API pt_status pt_schema_return(const pt_schema *s, int32_t index, pt_schema_arg_info *out);
+/* The canonical text; parsing it gives an equal schema. Borrowed, valid while s lives. */
+PT_API const char *pt_schema_text(const pt_schema *s);
+PT_API int32_t pt_schema_equal(const pt_schema *a, const pt_schema *b);
+
+/* ---------------------------------------------------------------- dispatcher (csrc/core/dispatch.c) */
+/* Runtime dispatch keys, low to high priority (the bit index in a key set is the key). */
+enum {
+    PT_KEY_CPU = 0,
+    PT_KEY_CUDA = 1,
+    PT_KEY_META = 2,
+    PT_KEY_BACKEND_SELECT = 3,
+    PT_KEY_PYTHON = 4,
+    PT_KEY_AUTOGRAD_CPU = 5,
+    PT_KEY_AUTOGRAD_CUDA = 6,
+    PT_KEY_AUTOGRAD_META = 7,
+    PT_KEY_COUNT = 8,
+    /* Alias keys: registration only, never in a key set. */
+    PT_KEY_AUTOGRAD = 32,
+    PT_KEY_COMPOSITE_IMPLICIT_AUTOGRAD = 33,
+    PT_KEY_COMPOSITE_EXPLICIT_AUTOGRAD = 34,
+    PT_KEY_NONE = -1 /* impl with no key: CompositeImplicitAutograd, as in PyTorch */
+};
+typedef struct pt_op pt_op;                     /* an operator entry; lives for the process */
+typedef struct pt_registration pt_registration; /* releasing it undoes the registration */
+/* A boxed kernel pops its arguments (all of them, in schema order) and pushes its results.
+ * `keyset` is the key set it was called with; `key` the slot it was found in (redispatch below
+ * it with pt_dispatch_redispatch). */
+typedef pt_status (*pt_boxed_fn)(const pt_op *op, int32_t key, uint64_t keyset, pt_stack *stack,
+                                 void *ctx);
+/* def: registers a schema ("ns::name.overload(...) -> ..."; "aten" when no namespace). */
+PT_API pt_status pt_dispatch_def(const char *schema, const char *debug, pt_registration **out);
+/* impl: a kernel for ("ns::name.overload", key); may come before the def. */
+PT_API pt_status pt_dispatch_impl(const char *op, int32_t key, pt_boxed_fn fn, void *ctx,
+                                  const char *debug, pt_registration **out);
+/* impl with a C unboxed entry as well (the generated unboxed calls use it when present). */
+PT_API pt_status pt_dispatch_impl_unboxed(const char *op, int32_t key, pt_boxed_fn fn,
+                                          void *unboxed, void *ctx, const char *debug,
+                                          pt_registration **out);
+/* A fallthrough kernel for one op and key: dispatch skips the key for that op. */
+PT_API pt_status pt_dispatch_impl_fallthrough(const char *op, int32_t key, const char *debug,
+                                              pt_registration **out);
+/* A fallback for every op at one runtime key; fn NULL registers a fallthrough fallback. */
+PT_API pt_status pt_dispatch_fallback(int32_t key, pt_boxed_fn fn, void *ctx, const char *debug,
+                                      pt_registration **out);
+PT_API void pt_registration_release(pt_registration *r);
+/* Finds "ns::name" + overload ("" for the default one); PT_ERR_RUNTIME when it has no def. */
+PT_API pt_status pt_dispatch_find(const char *name, const char *overload, pt_op **out);
+/* Every operator that has a def, in registration order (for building Python bindings). */
+PT_API int32_t pt_dispatch_op_count(void);
+PT_API pt_status pt_dispatch_op_at(int32_t index, pt_op **out);
+PT_API const pt_schema *pt_op_schema(const pt_op *op); /* borrowed; NULL before the def */
+PT_API const char *pt_op_name(const pt_op *op);        /* "aten::add.Tensor" */
+/* Python bindings the declarations ask for (the `variants:` of native_functions.yaml). */
+enum { PT_VARIANT_FUNCTION = 1, PT_VARIANT_METHOD = 2 };
+PT_API int32_t pt_op_variants(const pt_op *op);
+/* Boxed call: arguments (all, in schema order, defaults filled by the caller) on the stack; the
+ * key set comes from the tensor arguments, the thread-local sets and the op's fallthroughs. */
+PT_API pt_status pt_dispatch_call(const pt_op *op, pt_stack *stack);
+/* Calls the slot for the highest key of (keyset & keys below `below_key`), as a kernel does to
+ * pass a call on. */
+PT_API pt_status pt_dispatch_redispatch(const pt_op *op, int32_t below_key, uint64_t keyset,
+                                        pt_stack *stack);
+/* The key set the call would use for these arguments (for tests and introspection). */
+PT_API pt_status pt_dispatch_keyset(const pt_op *op, const pt_stack *stack, uint64_t *out);
+/* Human-readable dump: schema, kernels per key (newest first, with debug strings), fallthroughs,
+ * and the computed table. Borrowed text, valid until this thread's next dump. */
+PT_API pt_status pt_dispatch_dump(const char *op, const char **out);
+PT_API const char *pt_dispatch_key_name(int32_t key);       /* "CPU", "AutogradCPU", ... ; NULL */
+PT_API pt_status pt_dispatch_key_from_name(const char *name, int32_t *out);
+/* Thread-local key sets (bit i = runtime key i). */
+PT_API uint64_t pt_dispatch_tls_included(void);
+PT_API uint64_t pt_dispatch_tls_excluded(void);
+PT_API void pt_dispatch_tls_set(uint64_t included, uint64_t excluded);
 
 /* ---------------------------------------------------------------- CPU capability (csrc/core/cpu_capability.c) */
 enum { PT_CPU_DEFAULT = 0, PT_CPU_AVX2 = 1, PT_CPU_AVX512 = 2, PT_CPU_CAPABILITY_COUNT = 3 };

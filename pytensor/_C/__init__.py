@@ -11,6 +11,7 @@ module's objects from the C tables in a fixed order.
 from __future__ import annotations
 
 import os
+import threading
 import time
 
 _t_load = time.perf_counter()
@@ -57,10 +58,42 @@ def _str(cstr) -> str:
 
 def _raise(status: int):
     """Raises the exception for a failed C call: ``if st: _C._raise(st)``."""
+    pending = getattr(_pending, "exc", None)
+    if pending is not None:
+        _pending.exc = None
+        if _pending.text in ffi.string(lib.pt_error_message()):
+            lib.pt_error_clear()
+            raise pending
     exc = _EXCEPTIONS.get(status, RuntimeError)(_str(lib.pt_error_message()))
     exc.c_location = f"{_str(lib.pt_error_file())}:{lib.pt_error_line()}"
     lib.pt_error_clear()
     raise exc
+
+
+# Note [Python kernel exceptions]
+# A Python kernel (pytensor.library) runs inside a C call. Its exception cannot cross C, so the
+# kernel's trampoline keeps the exception object for the thread, records a C error naming it and
+# returns the matching status; C passes the status up as any other failure, and _raise, seeing
+# the error it recorded, raises the same object (traceback included) instead of a new one. The
+# message check drops a kept exception that C handled and replaced with an error of its own.
+_pending = threading.local()
+_PY_KERNEL_FILE = b"<Python kernel>"
+_STATUS_OF = ((NotImplementedError, lib.PT_ERR_NOT_IMPLEMENTED), (ValueError, lib.PT_ERR_VALUE),
+              (TypeError, lib.PT_ERR_TYPE), (IndexError, lib.PT_ERR_INDEX),
+              (MemoryError, lib.PT_ERR_MEMORY))
+
+
+def _stash_exception(exc: BaseException) -> int:
+    """Keeps exc for _raise on this thread and records it as the C error; returns the status."""
+    status = next((st for cls, st in _STATUS_OF if isinstance(exc, cls)), lib.PT_ERR_RUNTIME)
+    try:
+        text = f"{type(exc).__name__}: {exc}".encode("utf-8", "replace")[:200]
+    except Exception:  # a __str__ that raises
+        text = type(exc).__name__.encode()
+    lib.pt_error_raise(status, _PY_KERNEL_FILE, 0, text)
+    _pending.exc = exc
+    _pending.text = text
+    return status
 
 
 def _check(status: int) -> None:
@@ -147,8 +180,29 @@ def _initExtension(module) -> None:
     _timed("generators", "Generator and default_generator", _generator._build, module)
     _timed("tensor", "Tensor and the legacy typed classes", _tensor._build, module)
     _timed("factories", "tensor, zeros, arange, rand, ...", _factory._build, module)
+    _timed("operators", "operators registered (bindings made on first use)",
+           _tensor._build_operators, module)
     _py_phases.append(dict(name="total", us=sum(p["us"] for p in _py_phases),
                            count=len(set(vars(module)) - before), detail="names added to pytensor"))
+
+
+# Dispatcher and schema introspection, as torch._C has them; imported on first use.
+_LAZY = {
+    "_dispatch_dump": "_dispatch", "_dispatch_keys": "_dispatch",
+    "_IncludeDispatchKeyGuard": "_dispatch", "_ExcludeDispatchKeyGuard": "_dispatch",
+    "_dispatch_tls_local_include_set": "_dispatch", "_dispatch_tls_local_exclude_set": "_dispatch",
+    "parse_schema": "_schema", "FunctionSchema": "_schema",
+}
+
+
+def __getattr__(name: str):
+    where = _LAZY.get(name)
+    if where is None:
+        raise AttributeError(f"module '{__name__}' has no attribute '{name}'")
+    import importlib
+    value = getattr(importlib.import_module(f"pytensor.{where}"), name)
+    globals()[name] = value
+    return value
 
 
 # Kept for the life of the process: the core may read the path after pt_init returns.

@@ -12,7 +12,7 @@ from pytensor import _C
 from pytensor._C import ffi, lib
 
 PHASES = ["load-time records", "cpu capability", "dtypes", "devices", "blas", "generators",
-          "backends"]
+          "operators", "backends"]
 
 
 def _run(*args: str) -> str:

@@ -1,0 +1,375 @@
+"""Checking Python arguments against a schema, as PyTorch's PythonArgParser does.
+
+``convert(param, value)`` accepts what PyTorch accepts for a parameter's type (ints from
+``__index__`` objects and integer 0-dim tensors, floats from ints, Numbers from NumPy scalars,
+int lists from any sequence, a single int for a fixed-size list, ...) and returns the canonical
+value the calling code in _ops expects: a Tensor, an int, a list of ints, a ``dtype`` object, a
+``device`` object, and so on. ``bind`` matches the positional and keyword arguments of one call
+to one overload's parameters (defaults, keyword-only parameters, the int-list varargs sugar) and
+``resolve`` tries the overloads of a name in order. Their errors are PyTorch's: one overload
+that could fit names the argument that did not ("add(): argument 'other' (position 2) must be
+Tensor, not str"); otherwise every signature is listed with the arguments that did not fit
+marked ("add() received an invalid combination of arguments - got (Tensor, str), but expected
+one of: ...").
+"""
+
+from __future__ import annotations
+
+import operator
+
+from . import _device, _dtype
+from ._C import _raise, ffi, lib
+
+_NULL = ffi.NULL
+_index = operator.index
+_dtype_cls = _dtype.dtype
+
+# Filled by _late(): _tensor imports the modules that import this one.
+Tensor = None
+_wrap = None
+_Generator = None
+
+
+def _late():
+    global Tensor, _wrap, _Generator
+    from ._generator import Generator
+    from ._tensor import Tensor as T, _wrap as w
+
+    Tensor, _wrap, _Generator = T, w, Generator
+
+
+class _Bad(Exception):
+    """A value does not fit a parameter (the message, when given, replaces the standard one)."""
+
+
+def _is_number(v) -> bool:
+    t = type(v)
+    if t is int or t is float or t is bool or t is complex:
+        return True
+    return t.__module__ == "numpy" and getattr(v, "shape", None) == () and \
+        hasattr(v, "dtype") and v.dtype.kind in "biufc"
+
+
+def _plain_number(v):
+    t = type(v)
+    if t is int or t is float or t is bool or t is complex:
+        return v
+    return v.item()
+
+
+def wrapped_number(v):
+    """A 0-dim CPU tensor holding a Python number, marked as a wrapped number (PyTorch's
+    scalar_to_tensor: bool, int64, float64 or complex128)."""
+    from ._args import _scalar
+    v = _plain_number(v)
+    t = type(v)
+    if t is bool:
+        dt = lib.PT_BOOL
+    elif t is int and -(1 << 63) <= v < (1 << 63):
+        dt = lib.PT_INT64
+    elif t is complex:
+        dt = lib.PT_COMPLEX128
+    else:
+        dt = lib.PT_FLOAT64
+    out = ffi.new("pt_tensor **")
+    st = lib.pt_tensor_empty(0, _NULL, dt, _device._to_cdevice("cpu"), out)
+    if st:
+        _raise(st)
+    w = _wrap(out[0])
+    st = lib.pt_tensor_fill_(out[0], _scalar(v))
+    if st:
+        _raise(st)
+    lib.pt_tensor_set_wrapped_number(out[0], 1)
+    return w
+
+
+def _c_tensor(v, numbers):
+    if isinstance(v, Tensor):
+        return v
+    if numbers and _is_number(v):
+        return wrapped_number(v)
+    raise _Bad
+
+
+def _c_int(v, numbers=False):
+    t = type(v)
+    if t is int:
+        return v
+    if t is bool or t is float or t is complex or t is str:
+        raise _Bad
+    if isinstance(v, Tensor):
+        if v.dim() != 0 or v.is_floating_point() or v.is_complex():
+            raise _Bad
+        return int(v.item())
+    try:
+        return _index(v)
+    except TypeError:
+        raise _Bad from None
+
+
+def _c_float(v, numbers=False):
+    t = type(v)
+    if t is float:
+        return v
+    if t is int or t is bool:
+        return float(v)
+    if t is complex or t is str:
+        raise _Bad
+    if isinstance(v, Tensor):
+        if v.dim() != 0 or v.is_complex():
+            raise _Bad
+        return float(v.item())
+    if _is_number(v) and not isinstance(_plain_number(v), complex):
+        return float(v)
+    raise _Bad
+
+
+def _c_complex(v, numbers=False):
+    if _is_number(v):
+        return complex(_plain_number(v))
+    raise _Bad
+
+
+def _c_bool(v, numbers=False):
+    if type(v) is bool:
+        return v
+    if type(v).__module__ == "numpy" and type(v).__name__ in ("bool_", "bool"):
+        return bool(v)
+    raise _Bad
+
+
+def _c_scalar(v, numbers=False):
+    t = type(v)
+    if t is int or t is float or t is bool or t is complex:
+        return v
+    if isinstance(v, Tensor):
+        if v.dim() != 0:
+            raise _Bad
+        return v.item()
+    if _is_number(v):
+        return _plain_number(v)
+    raise _Bad
+
+
+def _c_dtype(v, numbers=False):
+    if type(v) is _dtype_cls:
+        return v
+    if v in (float, int, bool, complex):
+        return _dtype._to_dtype(v)
+    raise _Bad
+
+
+def _c_layout(v, numbers=False):
+    if type(v) is _device.layout:
+        return v
+    raise _Bad
+
+
+def _c_memory_format(v, numbers=False):
+    if type(v) is _device.memory_format:
+        return v
+    raise _Bad
+
+
+def _c_device(v, numbers=False):
+    if isinstance(v, bool) or not isinstance(v, (_device.device, str, int)):
+        raise _Bad
+    try:
+        return _device._to_device(v)
+    except TypeError:
+        raise _Bad from None
+
+
+def _c_generator(v, numbers=False):
+    if isinstance(v, _Generator):
+        return v
+    raise _Bad
+
+
+def _c_str(v, numbers=False):
+    if isinstance(v, str):
+        return v
+    raise _Bad
+
+
+def _c_other(v, numbers=False):
+    raise _Bad("arguments of this type cannot be passed from Python yet")
+
+
+_ACCEPT = {"Tensor": _c_tensor, "int": _c_int, "float": _c_float, "complex": _c_complex,
+           "bool": _c_bool, "Scalar": _c_scalar, "dtype": _c_dtype, "layout": _c_layout,
+           "memory_format": _c_memory_format, "device": _c_device, "Generator": _c_generator,
+           "str": _c_str, "other": _c_other}
+
+
+class _BadElement(_Bad):
+    def __init__(self, pos: int, value):
+        super().__init__()
+        self.pos, self.value = pos, value
+
+
+def convert(p: Param, v, numbers: bool = False):
+    """The canonical value of v for parameter p, or _Bad."""
+    if v is None:
+        if p.optional:
+            return None
+        raise _Bad
+    if not p.list:
+        return _ACCEPT[p.code](v, numbers)
+    if p.N is not None and p.code in ("int", "bool") and not isinstance(v, (list, tuple)):
+        return [_ACCEPT[p.code](v)] * p.N
+    if not isinstance(v, (list, tuple)):
+        raise _Bad
+    accept = _ACCEPT[p.code]
+    out = []
+    for i, x in enumerate(v):
+        if x is None and p.optional_elems:
+            out.append(None)
+            continue
+        try:
+            out.append(accept(x, False))
+        except _Bad:
+            raise _BadElement(i, x) from None
+    return out
+
+
+# ---------------------------------------------------------------- resolution and errors
+class Mismatch(Exception):
+    """Why one overload did not take the arguments: a finished message for that overload."""
+
+
+def _typename(v) -> str:
+    if Tensor is not None and isinstance(v, Tensor):
+        return "Tensor"
+    if isinstance(v, (list, tuple)) and not isinstance(v, _device.Size):
+        kind = "tuple" if isinstance(v, tuple) else "list"
+        inner = ", ".join(_typename(x) for x in v)
+        return f"{kind} of ({inner})" if kind == "tuple" else f"list of [{inner}]"
+    return type(v).__name__
+
+
+def bind(view: View, fname: str, numbers: bool, self_obj, args, kwargs) -> list:
+    """The canonical values of every schema argument, or Mismatch with PyTorch's message."""
+    sig = view.sig
+    values = [None] * sig.nargs
+    if view.kind == 2:
+        values[sig.self_index] = self_obj
+    nargs = len(args)
+    sugar = False
+    if view.varargs_list and nargs and not isinstance(args[0], (list, tuple)) and \
+            _is_index(args[0]):
+        args, nargs, sugar = (args,), 1, True
+    if nargs > view.npos:
+        raise Mismatch(f"{fname}() takes {view.npos} positional argument"
+                       f"{'' if view.npos == 1 else 's'} but {nargs} were given")
+    used = 0
+    missing = []
+    pos = 0
+    for p in view.params:
+        if not p.kwarg_only and pos < nargs:
+            v = args[pos]
+            pos += 1
+            where = pos
+            if kwargs and p.pyname in kwargs:
+                raise Mismatch(f"{fname}() got multiple values for argument '{p.pyname}'")
+        elif kwargs and p.pyname in kwargs:
+            v = kwargs[p.pyname]
+            used += 1
+            where = None
+        elif p.has_default:
+            values[p.index] = p.default
+            continue
+        else:
+            missing.append(p.pyname)
+            continue
+        try:
+            values[p.index] = convert(p, v, numbers)
+        except _BadElement as e:
+            if sugar:
+                raise Mismatch(f"{fname}(): argument '{p.pyname}' failed to unpack the object at "
+                               f"pos {e.pos + 1} with error \"type must be {p.type_name()},but "
+                               f"got {_typename(e.value)}\"") from None
+            raise Mismatch(f"{fname}(): argument '{p.pyname}'{_position(where)} must be "
+                           f"{p.type_name()}, but found element of type {_typename(e.value)} at "
+                           f"pos {e.pos}") from None
+        except _Bad as e:
+            detail = f" ({e.args[0]})" if e.args else ""
+            raise Mismatch(f"{fname}(): argument '{p.pyname}'{_position(where)} must be "
+                           f"{p.type_name()}, not {_typename(v)}{detail}") from None
+    if missing:
+        names = ", ".join(f'"{m}"' for m in missing)
+        raise Mismatch(f"{fname}() missing {len(missing)} required positional argument"
+                       f"{'' if len(missing) == 1 else 's'}: {names}")
+    if kwargs and used != len(kwargs):
+        known = {p.pyname for p in view.params}
+        extra = next(k for k in kwargs if k not in known)
+        raise Mismatch(f"{fname}() got an unexpected keyword argument '{extra}'")
+    return values
+
+
+def _position(where) -> str:
+    return f" (position {where})" if where is not None else ""
+
+
+def _is_index(v) -> bool:
+    if type(v) is int:
+        return True
+    if isinstance(v, (bool, float, complex, str)) or v is None:
+        return False
+    return hasattr(type(v), "__index__")
+
+
+def resolve(g: Group, views: list, self_obj, args, kwargs):
+    """(view, values) of the first overload that takes the arguments; TypeError otherwise."""
+    errors = []
+    for view in views:
+        try:
+            return view, bind(view, g.fname, g.numbers, self_obj, args, kwargs)
+        except Mismatch as e:
+            errors.append(e)
+    if len(views) == 1:
+        raise TypeError(str(errors[0])) from None
+    n = len(args) + (len(kwargs) if kwargs else 0)
+    plausible = [i for i, v in enumerate(views) if v.min_args <= n <= v.max_args]
+    if len(plausible) == 1:
+        raise TypeError(str(errors[plausible[0]])) from None
+    raise TypeError(invalid_combination(g.fname, views, args, kwargs)) from None
+
+
+def invalid_combination(fname: str, views: list, args, kwargs) -> str:
+    got = [_typename(a) for a in args] + [f"{k}={_typename(v)}" for k, v in (kwargs or {}).items()]
+    lines = [f"{fname}() received an invalid combination of arguments - got ({', '.join(got)}), "
+             "but expected one of:"]
+    for view in views:
+        lines.append(f" * {view.describe()}")
+        marks = _marks(view, args, kwargs)
+        if marks is not None:
+            lines.append("      didn't match because some of the arguments have invalid types: "
+                         f"({marks})")
+    return "\n".join(lines) + "\n"
+
+
+def _marks(view: View, args, kwargs):
+    """``(Tensor, !str!)``: the arguments marked that do not fit, when the count fits."""
+    positional = [p for p in view.params if not p.kwarg_only]
+    if len(args) > len(positional):
+        return None
+    by_name = {p.pyname: p for p in view.params}
+    if kwargs and any(k not in by_name for k in kwargs):
+        return None
+    out, bad = [], False
+    for p, v in list(zip(positional, args)) + [(by_name[k], v) for k, v in (kwargs or {}).items()]:
+        label = _typename(v) if p.pyname not in (kwargs or {}) or v is not kwargs[p.pyname] \
+            else f"{p.pyname}={_typename(v)}"
+        try:
+            convert(p, v, False)
+            out.append(label)
+        except _Bad:
+            out.append(f"!{label}!")
+            bad = True
+    return ", ".join(out) if bad else None
+
+
+
+# Imported on first use of an operator, after the package has built Tensor.
+_late()

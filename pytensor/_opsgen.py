@@ -1,0 +1,307 @@
+"""The Python functions and Tensor methods of the registered operators, made on first use.
+
+``pytensor.<name>`` comes from the module's ``__getattr__`` (PEP 562); ``Tensor.<name>`` from a
+placeholder that _tensor puts on the class for every declared method (only names are read at
+import), or, for operators registered later, from ``Tensor.__getattr__``. Either way the binding
+is built once from the ``aten`` operators whose declarations ask for that variant and stored on
+the module or the class, so that later lookups are plain attribute reads. ``pytensor.ops``
+objects get their callers here too.
+
+Note [generated fast paths]
+A binding is Python source generated per operator name and compiled with exec: the common call of
+its first overload (Note [overload order] in _ops) — every required argument given positionally
+with its exact type (Tensor, int, float, bool) and every other argument left at its default —
+costs a length check, one ``type(x) is T`` per argument and one call of the unboxed entry point
+with the defaults as precomputed C constants (a default Scalar is a ``pt_scalar`` made once and
+only read, so threads can share it). An operator without an entry point (defined from Python)
+gets the same check followed by one boxed call with the defaults' values. Anything else
+(keywords, int-list sugar, numbers for tensors, other overloads, errors) falls through to the
+generic parser (_opargs), which gives the same result for the fast path's arguments. The Tensor
+operators (``+``, ``-``, ``*`` and their reflected and in-place forms) are made the same way from
+the ``.Tensor`` overloads, with Python numbers wrapped as 0-dim tensors and anything else answered
+with NotImplemented.
+"""
+
+from __future__ import annotations
+
+from . import _opargs, _ops
+from ._C import ffi, lib
+
+_NULL = ffi.NULL
+
+
+def _const_values(p):
+    """The C argument(s) of parameter p at its default value, or None when not constant."""
+    from . import _device
+    from ._args import _scalar
+    v, k = p.default, p.ckind
+    if not p.has_default:
+        return None
+    if k == "T" or k == "G":
+        return [_NULL] if v is None else None
+    if k == "STR":
+        return [_NULL if v is None else v.encode()]
+    if k == "S":
+        return [_NULL if v is None else _scalar(v, p.name)]
+    if k == "I" or k == "F":
+        return [v]
+    if k == "B":
+        return [1 if v else 0]
+    if k == "B?":
+        return [-1 if v is None else (1 if v else 0)]
+    if k == "E" or k == "E?":
+        return [-1 if v is None else v._id]
+    if k == "I?":
+        return [_NULL if v is None else ffi.new("int64_t *", v)]
+    if k == "F?":
+        return [_NULL if v is None else ffi.new("double *", v)]
+    if k == "D":
+        return [_device._to_cdevice(v)]
+    if k == "D?":
+        return [_NULL if v is None else ffi.new("pt_device *", _device._to_cdevice(v))]
+    if k == "IL":
+        if v is None:
+            return [-1, _NULL]
+        return [len(v), ffi.new("int64_t[]", v) if v else _NULL]
+    if k in ("TL", "FL", "BL") and v == []:
+        return [0, _NULL]
+    return None
+
+
+_CHECKS = {"Tensor": "_T", "int": "int", "float": "float", "bool": "bool"}
+
+
+def _c_exprs(sig, given: dict, consts: dict):
+    """The entry point's argument expressions: ``given`` maps an argument index to the Python
+    expression of its object; the others are default constants added to ``consts``."""
+    exprs = []
+    for p in sig.params:
+        if p.index in given:
+            e = given[p.index]
+            exprs.append(f"{e}._h" if p.code == "Tensor" else e)
+            continue
+        vals = _const_values(p)
+        if vals is None:
+            return None
+        for val in vals:
+            name = f"_k{len(consts)}"
+            consts[name] = val
+            exprs.append(name)
+    return exprs
+
+
+def _fast_path(view, consts: dict):
+    """The body lines of the fast path of one overload (Note [generated fast paths]), or None:
+    ``(n, [lines])`` where the lines run with the n required arguments in a0.. and self."""
+    sig = view.sig
+    required = [p for p in view.params if not p.has_default]
+    positional = [p for p in view.params if not p.kwarg_only]
+    if positional[:len(required)] != required:
+        return None
+    given, checks = {}, []
+    if view.kind == 2:
+        given[sig.self_index] = "self"
+    for i, p in enumerate(required):
+        if p.list or p.optional or p.code not in _CHECKS:
+            return None
+        given[p.index] = f"a{i}"
+        checks.append(f"type(a{i}) is {_CHECKS[p.code]}")
+    lines = []
+    if sig.entry is None:
+        # Boxed: the canonical values, defaults as the constants the parser would use.
+        values = []
+        for p in sig.params:
+            if p.index in given:
+                values.append(given[p.index])
+            else:
+                name = f"_k{len(consts)}"
+                consts[name] = p.default
+                values.append(name)
+        consts["_sig"] = sig
+        lines.append(f"return _boxed(_sig, [{', '.join(values)}])")
+    else:
+        if not sig.ret_ptr:
+            return None
+        exprs = _c_exprs(sig, given, consts)
+        if exprs is None:
+            return None
+        alias = sig.aliases[0]
+        if alias is not None and alias not in given:
+            return None
+        consts["_e"] = sig.entry
+        lines.append(f"r = _e({', '.join(exprs)})")
+        lines.append("if r:")
+        if alias is not None:
+            lines += ["    _rel(r)", f"    return {given[alias]}"]
+        else:
+            lines += ["    t = _new(_T)", "    t._h = r", "    return t"]
+        lines.append("_fail()")
+    if checks:
+        lines = [f"if {' and '.join(checks)}:"] + ["    " + x for x in lines]
+    n = len(required)
+    if n:
+        lines.insert(0, ", ".join(f"a{i}" for i in range(n)) + (", = args" if n == 1
+                                                                 else " = args"))
+    return n, lines
+
+
+def _globals() -> dict:
+    return {"_T": _ops.Tensor, "_new": object.__new__, "_fail": _ops._fail,
+            "_rel": lib.pt_tensor_release, "_operand": _operand, "_boxed": _ops.call_boxed,
+            "NotImplemented": NotImplemented}
+
+
+def _doc(views, fname: str) -> str:
+    lines = [f"{fname}{v.describe()}" for v in views]
+    lines.append("")
+    lines.append("Schemas: " + "; ".join(v.sig.text() for v in views))
+    return "\n".join(lines)
+
+
+def build(fname: str, kind: int, views: list, slow, qualname: str = None):
+    """Compiles the function of ``views`` (fast path for the first one, then ``slow(self or
+    None, args, kwargs)``)."""
+    consts: dict = {}
+    fast = _fast_path(views[0], consts) if views else None
+    lines = [f"def {fname}(self, *args, **kwargs):" if kind == 2 else
+             f"def {fname}(*args, **kwargs):"]
+    if fast is not None:
+        n, body = fast
+        lines.append(f"    if not kwargs and len(args) == {n}:")
+        lines += ["        " + x for x in body]
+    lines.append(f"    return _slow({'self' if kind == 2 else 'None'}, args, kwargs)")
+    env = _globals()
+    env.update(consts)
+    env["_slow"] = slow
+    source = "\n".join(lines) + "\n"
+    exec(compile(source, f"<pytensor.{fname}>", "exec"), env)
+    fn = env[fname]
+    fn.__qualname__ = qualname or (f"Tensor.{fname}" if kind == 2 else fname)
+    fn.__module__ = "pytensor"
+    fn.__doc__ = _doc(views, fname)
+    fn._source = source
+    return fn
+
+
+def make_binding(qualname: str, kind: int):
+    """The function (kind 1), method (kind 2) or op-packet caller (kind 0) of an operator name."""
+    g = _ops.group(qualname, kind)
+    return build(g.fname, kind, g.refresh(), g.__call__)
+
+
+def make_overload_caller(sig):
+    """The caller of one overload by its schema's names (OpOverload.__call__)."""
+    def slow(_, args, kwargs, _op=sig.op):
+        return _ops.call_op(_op, args, kwargs)
+
+    return build(sig.name, 0, [sig.view(0)], slow,
+                 f"{sig.qualname}.{sig.overload or 'default'}".replace("::", "."))
+
+
+def has_variant(name: str, variant: int) -> bool:
+    ops = _ops.table().get("aten::" + name)
+    if not ops:
+        return False
+    return any(_ops.sig_of(op).variants & variant for op in ops)
+
+
+def module_getattr(module, name: str):
+    """``pytensor.<name>`` for an operator declared as a function."""
+    if not name.startswith("__"):
+        if has_variant(name, lib.PT_VARIANT_FUNCTION):
+            fn = make_binding("aten::" + name, 1)
+            setattr(module, name, fn)
+            return fn
+    raise AttributeError(f"module '{module.__name__}' has no attribute '{name}'")
+
+
+def module_dir(module) -> list:
+    names = set(vars(module))
+    for qual in _ops.table():
+        ns, _, name = qual.partition("::")
+        if ns == "aten" and has_variant(name, lib.PT_VARIANT_FUNCTION):
+            names.add(name)
+    return sorted(names)
+
+
+def method(cls, name: str):
+    """The Tensor method of an operator declared as a method, stored on the class."""
+    if not name.startswith("__") and name != "_h" and has_variant(name, lib.PT_VARIANT_METHOD):
+        fn = make_binding("aten::" + name, 2)
+        setattr(_ops.Tensor, name, fn)
+        return fn
+    return None
+
+
+def tensor_getattr(obj, name: str):
+    fn = method(type(obj), name)
+    if fn is None:
+        raise AttributeError(f"'{type(obj).__name__}' object has no attribute '{name}'")
+    return fn.__get__(obj, type(obj))
+
+
+# ---------------------------------------------------------------- operators
+def _operand(other):
+    """The Tensor for the other operand of ``+``/``-``/``*``: a Tensor, a wrapped Python number,
+    or None (NotImplemented) for anything else."""
+    if isinstance(other, _ops.Tensor):
+        return other
+    if _opargs._is_number(other):
+        return _opargs.wrapped_number(other)
+    return None
+
+
+_COMMUTATIVE = ("add", "mul")
+
+
+def _form(dunder: str, name: str, overload: str) -> str:
+    """How a dunder calls its operator: "unary", "binary" (self op other), "inplace",
+    "reflected" (other op self) or "commuted" (self op other, for a reflected commutative op)."""
+    if not overload:
+        return "unary"
+    if dunder.startswith("__i"):
+        return "inplace"
+    if dunder.startswith("__r"):
+        return "commuted" if name in _COMMUTATIVE else "reflected"
+    return "binary"
+
+
+def make_operator(dunder: str):
+    """The generated function of a Tensor operator dunder (see _tensor._OPERATOR_DUNDERS)."""
+    from ._tensor import _OPERATOR_DUNDERS
+    name, overload = _OPERATOR_DUNDERS[dunder]
+    form = _form(dunder, name, overload)
+    op = _ops.find("aten::" + name, overload)
+    sig = _ops.sig_of(op)
+    consts: dict = {}
+    if form == "unary":
+        exprs = _c_exprs(sig, {0: "self"}, consts)
+        body = [f"def {dunder}(self):", f"    r = _e({', '.join(exprs)})",
+                "    if r:", "        t = _new(_T)", "        t._h = r", "        return t",
+                "    _fail()"]
+    else:
+        first, second = ("other", "self") if form == "reflected" else ("self", "other")
+        exprs = _c_exprs(sig, {0: first, 1: second}, consts)
+        if exprs is None or sig.entry is None or not sig.ret_ptr:
+            raise RuntimeError(f"aten::{name}.{overload} has no unboxed form for {dunder}")
+        call = f"r = _e({', '.join(exprs)})"
+        body = [f"def {dunder}(self, other):",
+                "    if type(other) is not _T:",
+                "        other = _operand(other)",
+                "        if other is None:",
+                "            return NotImplemented",
+                "    " + call,
+                "    if r:"]
+        if form == "inplace":
+            body += ["        _rel(r)", "        return self"]
+        else:
+            body += ["        t = _new(_T)", "        t._h = r", "        return t"]
+        body.append("    _fail()")
+    env = _globals()
+    env.update(consts)
+    env["_e"] = sig.entry
+    exec(compile("\n".join(body) + "\n", f"<pytensor.Tensor.{dunder}>", "exec"), env)
+    fn = env[dunder]
+    fn.__qualname__ = f"Tensor.{dunder}"
+    fn.__doc__ = f"``{dunder}`` through {sig.text()}"
+    return fn
