@@ -13,71 +13,16 @@
 #include <math.h>
 #include <string.h>
 
+#include "half.h"
 #include "internal.h"
 
 /* ---------------------------------------------------------------- half precision */
 
-float pt_half_to_float(uint16_t h)
-{
-    uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
-    uint32_t exp = (h >> 10) & 0x1fu, mant = h & 0x3ffu, bits;
-    if (exp == 0x1f) {
-        /* The quiet bit is set as x86's vcvtph2ps does: a signaling NaN comes out quiet. */
-        bits = sign | 0x7f800000u | (mant << 13) | (mant ? 0x400000u : 0);
-    } else if (exp == 0) {
-        float v = (float)mant * 0x1p-24f; /* exact: subnormal halves are multiples of 2^-24 */
-        memcpy(&bits, &v, sizeof bits);
-        bits |= sign;
-    } else {
-        bits = sign | ((exp + 112) << 23) | (mant << 13); /* rebias 15 -> 127 */
-    }
-    float f;
-    memcpy(&f, &bits, sizeof f);
-    return f;
-}
-
-/* Rounds the low `shift` bits of v away, to nearest, ties to even. */
-static inline uint32_t round_shift(uint32_t v, int shift)
-{
-    uint32_t q = v >> shift, rem = v & ((1u << shift) - 1), halfway = 1u << (shift - 1);
-    return q + (rem > halfway || (rem == halfway && (q & 1)));
-}
-
-uint16_t pt_float_to_half(float f)
-{
-    uint32_t bits;
-    memcpy(&bits, &f, sizeof bits);
-    uint16_t sign = (uint16_t)((bits >> 16) & 0x8000u);
-    uint32_t abs = bits & 0x7fffffffu;
-    if (abs > 0x7f800000u) /* NaN: quiet, keeping the top of the payload */
-        return sign | 0x7e00u | (uint16_t)((abs >> 13) & 0x3ffu);
-    if (abs >= 0x477ff000u) return sign | 0x7c00u; /* >= 65520 rounds to inf (incl. inf) */
-    if (abs >= 0x38800000u) /* normal half: rebias 127 -> 15, round 23 -> 10 mantissa bits */
-        return sign | (uint16_t)round_shift(abs - (112u << 23), 13);
-    if (abs <= 0x33000000u) return sign; /* <= 2^-25: ties to the even zero */
-    /* subnormal half: count of 2^-24 units = mantissa * 2^(exp - 126) */
-    uint32_t exp = abs >> 23, mant = (abs & 0x7fffffu) | 0x800000u;
-    return sign | (uint16_t)round_shift(mant, (int)(126 - exp));
-}
-
-float pt_bfloat16_to_float(uint16_t h)
-{
-    uint32_t bits = (uint32_t)h << 16;
-    if ((bits & 0x7fffffffu) > 0x7f800000u) bits |= 0x400000u;
-    float f;
-    memcpy(&f, &bits, sizeof f);
-    return f;
-}
-
-uint16_t pt_float_to_bfloat16(float f)
-{
-    uint32_t bits;
-    memcpy(&bits, &f, sizeof bits);
-    /* NaN keeps its sign and top payload, made quiet (what vcvtneps2bf16 does); rounding could
-     * otherwise carry a NaN's payload into an infinity. */
-    if ((bits & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((bits >> 16) | 0x40u);
-    return (uint16_t)((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
-}
+/* One implementation of each conversion: Note [half conversions] in half.h. */
+float pt_half_to_float(uint16_t h) { return pt_half_to_float_inline(h); }
+uint16_t pt_float_to_half(float f) { return pt_float_to_half_inline(f); }
+float pt_bfloat16_to_float(uint16_t h) { return pt_bfloat16_to_float_inline(h); }
+uint16_t pt_float_to_bfloat16(float f) { return pt_float_to_bfloat16_inline(f); }
 
 /* ---------------------------------------------------------------- carriers
  * Note [float to integer casts]

@@ -28,6 +28,7 @@
 #endif
 
 #include "binary.h"
+#include "half.h"
 
 /* Note [aliasing in the loops]
  * In-place and out= calls may hand a loop an input that is the output itself (the same address
@@ -178,70 +179,7 @@ pt_loop_fn pt_binary_loop(int32_t op, int32_t opmath) { return loops[opmath][op]
  * block is cast, computed and cast back; long enough that the casts' per-call cost vanishes. */
 enum { STAGE_BLOCK = 256 };
 
-/* Note [half casts in the loops]
- * float16 and bfloat16 operands are always staged (their arithmetic runs in float32), so their
- * conversions to and from float32 carry the whole cost of those dtypes. The dtype table's casts
- * convert one element at a time through a double carrier; these are the same conversions written
- * without branches, so that the compiler vectorizes them: round to nearest even, infinities kept,
- * NaNs made quiet keeping the top of their payload. test_binary.c holds them equal, bit for bit,
- * to pt_half_to_float, pt_float_to_half and the bfloat16 pair. */
-static inline uint32_t bits_of(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
-static inline float float_of(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-/* cond ? x : y as arithmetic: written as a branch, the float operations feeding it keep the
- * compiler from if-converting (they might trap), and the loop would not vectorize. */
-static inline uint32_t select_u32(bool cond, uint32_t x, uint32_t y)
-{
-    return y ^ ((x ^ y) & (0u - (uint32_t)cond));
-}
-
-static inline float half_to_float(uint16_t h)
-{
-    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, em = h & 0x7fffu;
-    uint32_t normal = (em << 13) + (112u << 23); /* rebias 15 -> 127 */
-    uint32_t special = (em << 13) | 0x7f800000u | select_u32(em & 0x3ffu, 0x400000u, 0);
-    uint32_t subnormal = bits_of((float)em * 0x1p-24f); /* exact: multiples of 2^-24 */
-    return float_of(sign | select_u32(em >= 0x7c00u, special,
-                                      select_u32(em < 0x400u, subnormal, normal)));
-}
-
-static inline uint16_t float_to_half(float f)
-{
-    uint32_t u = bits_of(f), sign = (u >> 16) & 0x8000u, a = u & 0x7fffffffu;
-    /* normal halves: rebias, then round the 13 dropped bits to nearest even */
-    uint32_t normal = (a - (112u << 23) + 0xfffu + ((a >> 13) & 1u)) >> 13;
-    /* subnormal halves: adding 0.5 (whose ulp is 2^-24) makes the FPU round at the half's last
-     * place; the low bits are then the half's bits */
-    uint32_t subnormal = bits_of(float_of(a) + 0.5f) - 0x3f000000u;
-    uint32_t special = select_u32(a > 0x7f800000u, 0x7e00u | ((a >> 13) & 0x3ffu), 0x7c00u);
-    return (uint16_t)(sign | select_u32(a >= 0x47800000u, special,
-                                        select_u32(a < 0x38800000u, subnormal, normal)));
-}
-
-static inline float bfloat16_to_float(uint16_t h)
-{
-    uint32_t u = (uint32_t)h << 16;
-    return float_of((u & 0x7fffffffu) > 0x7f800000u ? u | 0x400000u : u);
-}
-
-static inline uint16_t float_to_bfloat16(float f)
-{
-    uint32_t u = bits_of(f);
-    uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
-    return (uint16_t)((u & 0x7fffffffu) > 0x7f800000u ? (u >> 16) | 0x40u : rounded);
-}
-
+/* float16/bfloat16 conversions: Note [half conversions] in csrc/core/half.h. */
 #define PT_HALF_CAST(NAME, S, D, CONVERT)                                                          \
     static void NAME(char *dst, int64_t dst_stride, const char *src, int64_t src_stride,         \
                      int64_t n)                                                                    \
@@ -260,10 +198,10 @@ static inline uint16_t float_to_bfloat16(float f)
             memcpy(dst + i * dst_stride, &r, sizeof r);                                            \
         }                                                                                          \
     }
-PT_HALF_CAST(cast_f16_f32, uint16_t, float, half_to_float)
-PT_HALF_CAST(cast_f32_f16, float, uint16_t, float_to_half)
-PT_HALF_CAST(cast_bf16_f32, uint16_t, float, bfloat16_to_float)
-PT_HALF_CAST(cast_f32_bf16, float, uint16_t, float_to_bfloat16)
+PT_HALF_CAST(cast_f16_f32, uint16_t, float, pt_half_to_float_inline)
+PT_HALF_CAST(cast_f32_f16, float, uint16_t, pt_float_to_half_inline)
+PT_HALF_CAST(cast_bf16_f32, uint16_t, float, pt_bfloat16_to_float_inline)
+PT_HALF_CAST(cast_f32_bf16, float, uint16_t, pt_float_to_bfloat16_inline)
 
 /* The dtype table's cast, or one of the above. */
 static pt_cast_fn cast_fn(int32_t src, int32_t dst)
