@@ -39,7 +39,11 @@ def _size_args(args, fname: str, argname: str = "size") -> list:
 
 
 def _dim_arg(x, fname: str, argname: str = "dim") -> int:
+    if type(x) is int:
+        return x
     try:
+        if isinstance(x, bool):  # torch refuses bools where it wants an int
+            raise TypeError
         return _index(x)
     except TypeError:
         raise TypeError(

@@ -174,6 +174,11 @@ def _from_cdevice(cdev) -> device:
     return d
 
 
+def _from_pair(type_id: int, index: int) -> device:
+    """The ``device`` object of a (device type id, index) pair (Tensor.device, read in C)."""
+    return _from_cdevice(ffi.new("pt_device *", (type_id, index))[0])
+
+
 def _to_device(obj=None, argname: str = "device") -> device:
     """The resolved ``device`` object of a device argument."""
     return _from_cdevice(_to_cdevice(obj, argname))

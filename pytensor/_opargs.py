@@ -65,7 +65,9 @@ def wrapped_number(v):
     t = type(v)
     if t is bool:
         dt = lib.PT_BOOL
-    elif t is int and -(1 << 63) <= v < (1 << 63):
+    elif t is int:
+        if not -(1 << 63) <= v < (1 << 63):
+            raise OverflowError("int too big to convert")  # torch's words
         dt = lib.PT_INT64
     elif t is complex:
         dt = lib.PT_COMPLEX128

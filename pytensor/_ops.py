@@ -27,12 +27,13 @@ parameters of the arithmetic operators (PyTorch's allow-numbers-as-tensors list)
 from __future__ import annotations
 
 from . import _C, _boxing, _device, _dtype
-from ._C import _raise, ffi, lib
+from ._C import _core, _raise, ffi, lib
 from ._opargs import Mismatch, _Bad, _typename, bind, convert, resolve
 
 _NULL = ffi.NULL
 _IV_TENSOR = lib.PT_IV_TENSOR
 _IV_NONE = lib.PT_IV_NONE
+_dispatch_tensors = _core._dispatch_tensors
 
 # Bumped by pytensor.library after every def/deregistration; with the operator count it tells the
 # caches below that the table of operators changed.
@@ -153,7 +154,7 @@ class Sig:
     __slots__ = ("op", "schema", "qualname", "ns", "name", "overload", "params",
                  "returns", "nargs", "self_index", "entry", "ret_ptr", "out_types", "aliases",
                  "variants", "views", "has_out", "capacity", "plain_kernel_args", "tensor_params",
-                 "__weakref__")
+                 "op_addr", "tensors_only", "__weakref__")
 
     def __init__(self, op):
         schema = lib.pt_op_schema(op)
@@ -197,6 +198,11 @@ class Sig:
         # kwarg-only (kernel_arguments has nothing to leave out or name).
         self.plain_kernel_args = not any(p.has_default or p.kwarg_only for p in self.params)
         self.tensor_params = tuple(p.code == "Tensor" and not p.list for p in self.params)
+        # Every argument and result a plain Tensor: call_boxed hands the call to C whole.
+        plain = [p.code == "Tensor" and not p.list and not p.optional
+                 for p in self.params + self.returns]
+        self.tensors_only = bool(self.returns) and all(plain) and self.capacity <= 16
+        self.op_addr = int(ffi.cast("uintptr_t", op))
 
     def __del__(self, _release=lib.pt_schema_release):
         s = getattr(self, "schema", None)
@@ -488,6 +494,8 @@ def call(sig: Sig, values):
 
 def call_boxed(sig: Sig, values):
     """Calls through pt_dispatch_call with the arguments boxed on a stack."""
+    if sig.tensors_only:
+        return _pack(sig, _dispatch_tensors(sig.op_addr, values, sig.capacity), values)
     n = sig.nargs
     items = ffi.new("pt_ivalue[]", sig.capacity)
     keep = []

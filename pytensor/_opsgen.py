@@ -20,12 +20,18 @@ generic parser (_opargs), which gives the same result for the fast path's argume
 operators (``+``, ``-``, ``*`` and their reflected and in-place forms) are made the same way from
 the ``.Tensor`` overloads, with Python numbers wrapped as 0-dim tensors and anything else answered
 with NotImplemented.
+
+When the generator also wrote a C thunk for that first overload (tools/gen_pyfast.py), the
+binding is wrapped in a C caller (``_core._fast_function``) that runs the thunk for the same
+common call and hands every other call to the Python binding; the Tensor operators reach their
+thunks from _TensorBase's number slots, and their Python forms here serve what the slots hand
+over (Note [Python fast paths] in csrc/python/pt_python.c).
 """
 
 from __future__ import annotations
 
 from . import _opargs, _ops
-from ._C import ffi, lib
+from ._C import _core, ffi, lib
 
 _NULL = ffi.NULL
 
@@ -134,7 +140,7 @@ def _fast_path(view, consts: dict):
         if alias is not None:
             lines += ["    _rel(r)", f"    return {given[alias]}"]
         else:
-            lines += ["    t = _new(_T)", "    t._h = r", "    return t"]
+            lines.append("    return _wrap(r)")
         lines.append("_fail()")
     if checks:
         lines = [f"if {' and '.join(checks)}:"] + ["    " + x for x in lines]
@@ -146,7 +152,7 @@ def _fast_path(view, consts: dict):
 
 
 def _globals() -> dict:
-    return {"_T": _ops.Tensor, "_new": object.__new__, "_fail": _ops._fail,
+    return {"_T": _ops.Tensor, "_wrap": _core._wrap, "_fail": _ops._fail,
             "_rel": lib.pt_tensor_release, "_operand": _operand, "_boxed": _ops.call_boxed,
             "NotImplemented": NotImplemented}
 
@@ -180,6 +186,13 @@ def build(fname: str, kind: int, views: list, slow, qualname: str = None):
     fn.__module__ = "pytensor"
     fn.__doc__ = _doc(views, fname)
     fn._source = source
+    if fast is not None:
+        sig = views[0].sig
+        if sig.entry is not None and sig.ns == "aten":
+            ident = f"{sig.name}_{sig.overload}" if sig.overload else sig.name
+            caller = _core._fast_function(ident, fn, kind == 2)
+            if caller is not None:
+                return caller
     return fn
 
 
@@ -266,6 +279,24 @@ def _form(dunder: str, name: str, overload: str) -> str:
     return "binary"
 
 
+_operators: dict = {}
+
+
+def operator_fallback(dunder: str, self, *other):
+    """Runs a Tensor operator dunder in Python (NotImplemented when its operator is not
+    declared): what _TensorBase's number slots hand over (Note [Tensor number slots])."""
+    fn = _operators.get(dunder)
+    if fn is None:
+        from ._tensor import _OPERATOR_DUNDERS
+        name, overload = _OPERATOR_DUNDERS[dunder]
+        out = ffi.new("pt_op **")
+        if lib.pt_dispatch_find(f"aten::{name}".encode(), overload.encode(), out) != 0:
+            lib.pt_error_clear()
+            return NotImplemented
+        fn = _operators[dunder] = make_operator(dunder)
+    return fn(self, *other)
+
+
 def make_operator(dunder: str):
     """The generated function of a Tensor operator dunder (see _tensor._OPERATOR_DUNDERS)."""
     from ._tensor import _OPERATOR_DUNDERS
@@ -277,8 +308,7 @@ def make_operator(dunder: str):
     if form == "unary":
         exprs = _c_exprs(sig, {0: "self"}, consts)
         body = [f"def {dunder}(self):", f"    r = _e({', '.join(exprs)})",
-                "    if r:", "        t = _new(_T)", "        t._h = r", "        return t",
-                "    _fail()"]
+                "    if r:", "        return _wrap(r)", "    _fail()"]
     else:
         first, second = ("other", "self") if form == "reflected" else ("self", "other")
         exprs = _c_exprs(sig, {0: first, 1: second}, consts)
@@ -295,7 +325,7 @@ def make_operator(dunder: str):
         if form == "inplace":
             body += ["        _rel(r)", "        return self"]
         else:
-            body += ["        t = _new(_T)", "        t._h = r", "        return t"]
+            body.append("        return _wrap(r)")
         body.append("    _fail()")
     env = _globals()
     env.update(consts)

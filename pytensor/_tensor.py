@@ -1,6 +1,9 @@
 """The Tensor class: a thin Python object over one reference to a C ``pt_tensor``.
 
-A Tensor holds exactly one reference in ``_h`` and gives it back in ``__del__``. Attribute reads
+A Tensor holds exactly one reference to its ``pt_tensor``; the C base class ``_TensorBase`` keeps
+it as a pointer, releases it when the object goes (no ``__del__`` frame), and makes ``t._h``, the
+``pt_tensor *`` cdata the wrappers pass to cffi, on first read (Note [Python fast paths] in
+csrc/python/pt_python.c; the base class also holds the number slots of + - *). Attribute reads
 (shape, dtype, device, strides) go straight to the C query functions, which return their value
 without an out-parameter, so that reading ``t.shape`` costs no cffi allocation. Everything that
 creates a tensor (views, copies, conversions) is one C call whose new reference ``_wrap`` adopts.
@@ -14,12 +17,15 @@ from __future__ import annotations
 from typing import Optional, Tuple
 
 from . import _C, _device, _dtype
+from ._C import _core
 from ._args import (_dim_arg, _dtype_id, _generator_ptr, _int64s, _memory_format_id,
                     _random_bounds, _scalar, _size_args, _wrap_dim)
 from ._C import ffi, lib
 
 _raise = _C._raise
-_new = object.__new__
+_TensorBase = _C._TensorBase
+_new = _TensorBase.__new__
+_cwrap = _core._wrap
 _NULL = ffi.NULL
 _dtype_cls = _dtype.dtype
 _dtypes_by_id = _dtype._dtypes_by_id
@@ -33,9 +39,7 @@ _tuple_new = tuple.__new__
 
 def _wrap(ptr) -> "Tensor":
     """Adopts a new reference to a ``pt_tensor`` (no retain) as a Tensor."""
-    t = _new(Tensor)
-    t._h = ptr
-    return t
+    return _cwrap(ptr)
 
 
 def _call(fn, *args) -> "Tensor":
@@ -59,9 +63,7 @@ def _ret(ptr) -> "Tensor":
     operators, Python ones included, sees the call."""
     if ptr == _NULL:
         _fail()
-    t = _new(Tensor)
-    t._h = ptr
-    return t
+    return _cwrap(ptr)
 
 
 def _done(self: "Tensor", ptr) -> "Tensor":
@@ -76,7 +78,7 @@ def _int64_ptr(value):
     return ffi.new("int64_t *", value)
 
 
-class Tensor:
+class Tensor(_TensorBase):
     """A strided n-dimensional array over a storage, with PyTorch's semantics.
 
     >>> import pytensor
@@ -85,20 +87,13 @@ class Tensor:
     pytensor.Size([2, 3])
     """
 
-    __slots__ = ("_h", "__weakref__")
+    __slots__ = ()
     __hash__ = object.__hash__
     # NumPy scalars and arrays defer binary operators to Tensor (as they do to torch's).
     __array_priority__ = 1000
 
     def __new__(cls, *args, device=None):
         return _legacy.legacy_new(_dtype.get_default_dtype()._id, args, device, "Tensor")
-
-    def __del__(self, _release=lib.pt_tensor_release):
-        try:
-            h = self._h
-        except AttributeError:
-            return
-        _release(h)
 
     def __getattr__(self, name: str):
         # Only reached for names the class lacks: operator methods are made here on first use
@@ -109,11 +104,7 @@ class Tensor:
         return _opsgen.tensor_getattr(self, name)
 
     # ------------------------------------------------------------ metadata
-    @property
-    def shape(self):
-        h = self._h
-        n = lib.pt_tensor_ndim(h)
-        return _tuple_new(_Size, ffi.unpack(lib.pt_tensor_sizes(h), n) if n else ())
+    # shape, dtype, device and ndim (properties) and dim(), numel() come from _TensorBase (C).
 
     def size(self, dim: Optional[int] = None):
         """The shape, or the size of one dimension.
@@ -121,11 +112,10 @@ class Tensor:
         >>> pytensor.zeros(2, 3).size(-1)
         3
         """
-        h = self._h
-        n = lib.pt_tensor_ndim(h)
         if dim is None:
-            return _tuple_new(_Size, ffi.unpack(lib.pt_tensor_sizes(h), n) if n else ())
-        return lib.pt_tensor_sizes(h)[_wrap_dim(_dim_arg(dim, "size"), n)]
+            return self.shape
+        h = self._h
+        return lib.pt_tensor_sizes(h)[_wrap_dim(_dim_arg(dim, "size"), lib.pt_tensor_ndim(h))]
 
     def stride(self, dim: Optional[int] = None):
         """Strides in elements, as a tuple or for one dimension.
@@ -148,40 +138,12 @@ class Tensor:
         return lib.pt_tensor_offset(self._h)
 
     @property
-    def dtype(self):
-        return _dtypes_by_id[lib.pt_tensor_dtype(self._h)]
-
-    @property
-    def device(self):
-        return _device_obj(lib.pt_tensor_device(self._h))
-
-    @property
     def layout(self):
         return _device._layouts[lib.pt_tensor_layout(self._h)]
 
-    @property
-    def ndim(self) -> int:
-        return lib.pt_tensor_ndim(self._h)
+    ndimension = _TensorBase.dim
 
-    def dim(self) -> int:
-        """The number of dimensions.
-
-        >>> pytensor.zeros(2, 3).dim()
-        2
-        """
-        return lib.pt_tensor_ndim(self._h)
-
-    ndimension = dim
-
-    def numel(self) -> int:
-        """The number of elements.
-
-        >>> pytensor.zeros(2, 3).numel()
-        6
-        """
-        return lib.pt_tensor_numel(self._h)
-
-    nelement = numel
+    nelement = _TensorBase.numel
 
     def element_size(self) -> int:
         """Bytes per element.
@@ -799,19 +761,16 @@ for _method, _name in _CONVERSIONS.items():
     setattr(Tensor, _method, _conversion(_method, _name))
 
 
-def _operator_stub(dunder: str):
-    def stub(self, *args):
-        from . import _opsgen
-        fn = _opsgen.make_operator(dunder)
-        setattr(Tensor, dunder, fn)
-        return fn(self, *args)
-
-    stub.__name__ = stub.__qualname__ = dunder
-    return stub
+def _operator_fallback(dunder: str, self, *other):
+    """The Python form of a Tensor operator dunder, which the number slots of _TensorBase call
+    for what their C path does not take (other operand types, errors)."""
+    from . import _opsgen
+    return _opsgen.operator_fallback(dunder, self, *other)
 
 
-# dunder -> the operator whose declaration it needs ("aten::name", overload); the stub is replaced
-# by the generated function on its first call (_opsgen._form says how each calls it).
+# dunder -> the operator whose declaration it needs ("aten::name", overload). _TensorBase's number
+# slots call that operator's thunk (Note [Tensor number slots]); the Python form (_opsgen._form
+# says how each calls it) is made on first use by _operator_fallback.
 _OPERATOR_DUNDERS = {
     "__add__": ("add", "Tensor"), "__radd__": ("add", "Tensor"), "__iadd__": ("add_", "Tensor"),
     "__sub__": ("sub", "Tensor"), "__rsub__": ("sub", "Tensor"), "__isub__": ("sub_", "Tensor"),
@@ -855,10 +814,15 @@ def _build_operators(module) -> int:
                 setattr(Tensor, name, _LazyMethod(name))
             seen.add(name)
     for dunder, (name, overload) in _OPERATOR_DUNDERS.items():
+        ident = None
         if lib.pt_dispatch_find(f"aten::{name}".encode(), overload.encode(), out) == 0:
-            setattr(Tensor, dunder, _operator_stub(dunder))
+            ident = f"{name}_{overload}" if overload else name
         else:
             lib.pt_error_clear()
+        try:
+            _core._set_operator(dunder, ident)
+        except ValueError:  # declared, but without a thunk: the Python form serves it
+            _core._set_operator(dunder, None)
     return n
 
 
@@ -869,6 +833,8 @@ def _build(module) -> None:
 
     _storage = stor
     _Size = module.Size
+    _core._python_setup(Tensor, ffi.typeof("pt_tensor *"), _fail, _operator_fallback,
+                        module.Size, _dtypes_by_id, _device._from_pair)
     module.Tensor = Tensor
     _legacy._build(module)
 

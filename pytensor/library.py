@@ -6,9 +6,11 @@ call returns a registration handle that the library keeps. Deleting the library 
 ``_destroy()``) releases the handles, which deregisters exactly what it added and lets the
 dispatcher restore whatever was there before (an older kernel, the missing-kernel error).
 
-A Python kernel is reached from C through one trampoline, ``pt_py_boxed_kernel`` (an
-``extern "Python"`` function of the cffi module): the registration's context is a handle to a
-small cell holding the Python callable. The trampoline pops the arguments off the stack into
+A Python kernel is reached from C through a trampoline. Kernels whose arguments and result are
+all plain Tensors run through the C one, ``pt_py_fast_kernel`` (Note [Python kernels in C] in
+csrc/python/pt_python.c); everything else, and kernels that take the key set, through
+``pt_py_boxed_kernel`` (an ``extern "Python"`` function of the cffi module), whose context is a
+handle to a small cell holding the Python callable. The trampoline pops the arguments off the stack into
 Python objects (tensors retained: stack arguments are borrowed), calls the kernel with them as
 PyTorch does (positional arguments in order, kwarg-only ones by name, trailing defaults left out),
 and pushes the results as owned values. An exception raised by the kernel is kept for the thread
@@ -30,7 +32,7 @@ import sys
 from typing import Callable, Optional, Sequence, Union
 
 from . import _C, _boxing, _ops
-from ._C import ffi, lib
+from ._C import _core, ffi, lib
 from ._tensor import Tensor as _Tensor, _wrap
 
 __all__ = ["Library", "define", "impl", "fallthrough_kernel"]
@@ -56,11 +58,12 @@ def fallthrough_kernel():
 
 
 class _Cell:
-    __slots__ = ("fn", "qualname", "key", "with_keyset", "fallback")
+    __slots__ = ("fn", "qualname", "key", "with_keyset", "fallback", "handle_addr")
 
     def __init__(self, fn, qualname: str, key: str, with_keyset: bool, fallback: bool = False):
         self.fn, self.qualname, self.key, self.with_keyset = fn, qualname, key, with_keyset
         self.fallback = fallback
+        self.handle_addr = 0
 
 
 _IV_TENSOR = lib.PT_IV_TENSOR
@@ -97,24 +100,43 @@ def pt_py_boxed_kernel(op, key, keyset, stack, ctx):
             args = [overload_of(op), *args]
         if cell.with_keyset:
             args = [keyset, *args]
-        result = fn(*args, **kwargs)
-        if len(sig.returns) == 1 and type(result) is _Tensor and sig.returns[0].code == "Tensor" \
-                and not sig.returns[0].list:
-            it = items[base]
-            _retain(result._h)
-            it.tag = _IV_TENSOR
-            it.t = result._h
-            stack.size = base + 1
-            return lib.PT_OK
-        outs = _ops.kernel_results(sig, result)
-        if base + len(outs) > stack.capacity:
-            raise RuntimeError(f"{sig.qualname}: no room on the stack for {len(outs)} results")
-        for j, (r, v) in enumerate(zip(sig.returns, outs)):
-            _boxing.push_result(items[base + j], r, v)
-        stack.size = base + len(outs)
-        return lib.PT_OK
+        return _push_results(sig, stack, base, fn(*args, **kwargs))
     except BaseException as e:  # noqa: B036 - every exception goes back to the caller unchanged
         return _C._stash_exception(e)
+
+
+def _push_results(sig, stack, base: int, result) -> int:
+    """Checks a Python kernel's return value against the schema and pushes it on the stack as
+    owned values; returns PT_OK."""
+    items = stack.items
+    if len(sig.returns) == 1 and type(result) is _Tensor and sig.returns[0].code == "Tensor" \
+            and not sig.returns[0].list:
+        it = items[base]
+        _retain(result._h)
+        it.tag = _IV_TENSOR
+        it.t = result._h
+        stack.size = base + 1
+        return lib.PT_OK
+    outs = _ops.kernel_results(sig, result)
+    if base + len(outs) > stack.capacity:
+        raise RuntimeError(f"{sig.qualname}: no room on the stack for {len(outs)} results")
+    for j, (r, v) in enumerate(zip(sig.returns, outs)):
+        _boxing.push_result(items[base + j], r, v)
+    stack.size = base + len(outs)
+    return lib.PT_OK
+
+
+def _finish_kernel(op_addr: int, stack_addr: int, base: int, result) -> int:
+    """The end of a Python kernel that the C trampoline ran but whose result it does not push
+    itself (Note [Python kernels in C] in csrc/python/pt_python.c); returns the status."""
+    try:
+        return _push_results(_ops.sig_of(ffi.cast("pt_op *", op_addr)),
+                             ffi.cast("pt_stack *", stack_addr), base, result)
+    except BaseException as e:  # noqa: B036 - as in pt_py_boxed_kernel
+        return _C._stash_exception(e)
+
+
+_core._kernel_setup(_finish_kernel, _C._stash_exception)
 
 
 def _caller(depth: int = 2) -> str:
@@ -258,10 +280,16 @@ class Library:
         else:
             cell = _Cell(fn, qualname, key_name, with_keyset)
             handle = ffi.new_handle(cell)
-            _cells.append(handle)
+            _cells.append(handle)  # cells live as long as the process: C may still hold one
             self._cells.append(cell)
-            st = lib.pt_dispatch_impl(qualname.encode(), key, lib.pt_py_boxed_kernel, handle,
-                                      debug.encode(), out)
+            if with_keyset:
+                st = lib.pt_dispatch_impl(qualname.encode(), key, lib.pt_py_boxed_kernel,
+                                          handle, debug.encode(), out)
+            else:
+                # Note [Python kernels in C]: the context is the cell object itself.
+                cell.handle_addr = int(ffi.cast("uintptr_t", handle))
+                st = lib.pt_dispatch_impl(qualname.encode(), key, lib.pt_py_fast_kernel,
+                                          ffi.cast("void *", id(cell)), debug.encode(), out)
         _C._check(st)
         self._handles.append(out[0])
 

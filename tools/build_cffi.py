@@ -11,7 +11,11 @@ from csrc/ops/native_functions.yaml (into build/generated); it is stripped the s
 follows pytensor.h in the cdef.
 
 The core's sources are not compiled here: setup.py builds them into a static library with the
-project's own warning flags, and this module links it.
+project's own warning flags, and this module links it. What is compiled here besides cffi's
+wrappers is csrc/python/pt_python.c with the thunks tools/gen_pyfast.py generates (Note [Python
+fast paths]): the Tensor base type and the operators' C callers, which use CPython's full API
+(vectorcall, method descriptors, static types). The module is therefore built for the running
+CPython version rather than for the stable ABI (py_limited_api=False, _CFFI_NO_LIMITED_API).
 """
 from __future__ import annotations
 
@@ -28,12 +32,18 @@ extern "Python" void pt_py_release_handle(void *ctx);
 extern "Python" pt_status pt_py_boxed_kernel(const pt_op *op, int32_t key, uint64_t keyset,
                                              pt_stack *stack, void *ctx);
 void *pt_py_capsule_destructor(int32_t versioned);
+int pt_py_install(void);
+pt_status pt_py_fast_kernel(const pt_op *op, int32_t key, uint64_t keyset, pt_stack *stack,
+                            void *ctx);
 const char *pt_py_capsule_name(int32_t versioned, int32_t used);
 """
 
 PYTHON_SOURCE = r"""
+#include <string.h>
+
 #include "pytensor.h"
 #include "pt_ops.h"
+#include "pt_python.c"
 
 static void pt_py_release_handle(void *ctx);
 static pt_status pt_py_boxed_kernel(const pt_op *op, int32_t key, uint64_t keyset, pt_stack *stack,
@@ -112,11 +122,15 @@ def make_ffibuilder(libraries=(), library_dirs=(), extra_link_args=(), define_ma
     ffi.set_source(
         "pytensor._C._core",
         PYTHON_SOURCE,
-        include_dirs=[os.path.join(ROOT, "csrc", "include"), ops_dir],
+        include_dirs=[os.path.join(ROOT, "csrc", "include"), os.path.join(ROOT, "csrc", "python"),
+                      ops_dir],
+        depends=[os.path.join(ROOT, "csrc", "python", "pt_python.c"),
+                 os.path.join(ops_dir, "pt_pyfast.c"), os.path.join(ops_dir, "pt_ops.h")],
+        py_limited_api=False,
         libraries=list(libraries),
         library_dirs=list(library_dirs),
         extra_link_args=list(extra_link_args),
-        define_macros=list(define_macros),
+        define_macros=[*define_macros, ("_CFFI_NO_LIMITED_API", None)],
     )
     return ffi
 

@@ -4,102 +4,71 @@
  * An allocator is a vtable (alloc, free, stats, reset_peak) registered under its device type's
  * name; pt_device_resolve_tables() (device.c) files it in pt_allocators[] so that storage creation
  * reaches it without a lookup. The CPU allocator hands out 64-byte aligned blocks (one cache line,
- * and the widest AVX-512 load, so kernels never straddle a line at the start of a tensor) and keeps
- * its counters in atomics, so threads may allocate concurrently. The meta allocator hands out
- * nothing: meta tensors have shapes and dtypes but no bytes.
+ * and the widest AVX-512 load, so kernels never straddle a line at the start of a tensor); blocks
+ * up to 64 KiB come from a per-thread cache and the counters are kept per thread, so threads
+ * allocate concurrently without sharing a lock or a counter (alloc_cache.c, Note [CPU allocation
+ * cache]). The meta allocator hands out nothing: meta tensors have shapes and dtypes but no bytes.
  */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "alloc_cache.h"
 #include "internal.h"
 
 PT_DEFINE_REGISTRY("allocator", "per device type: raw memory with usage counters")
 
 const pt_allocator_impl *pt_allocators[PT_DEV_TYPE_COUNT];
 
-/* ---------------------------------------------------------------- counters */
-typedef struct counters {
-    _Atomic int64_t bytes_in_use;
-    _Atomic int64_t peak_bytes;
-    _Atomic int64_t allocations;
-    _Atomic int64_t frees;
-} counters;
-
-static void counters_add(counters *c, int64_t nbytes)
-{
-    int64_t now = atomic_fetch_add_explicit(&c->bytes_in_use, nbytes, memory_order_relaxed) + nbytes;
-    int64_t peak = atomic_load_explicit(&c->peak_bytes, memory_order_relaxed);
-    while (now > peak && !atomic_compare_exchange_weak_explicit(&c->peak_bytes, &peak, now,
-                                                                memory_order_relaxed,
-                                                                memory_order_relaxed)) {
-    }
-    atomic_fetch_add_explicit(&c->allocations, 1, memory_order_relaxed);
-}
-
-static void counters_sub(counters *c, int64_t nbytes)
-{
-    atomic_fetch_sub_explicit(&c->bytes_in_use, nbytes, memory_order_relaxed);
-    atomic_fetch_add_explicit(&c->frees, 1, memory_order_relaxed);
-}
-
-static void counters_read(void *ctx, pt_memory_stats *out)
-{
-    counters *c = ctx;
-    out->bytes_in_use = atomic_load_explicit(&c->bytes_in_use, memory_order_relaxed);
-    out->peak_bytes = atomic_load_explicit(&c->peak_bytes, memory_order_relaxed);
-    out->allocations = atomic_load_explicit(&c->allocations, memory_order_relaxed);
-    out->frees = atomic_load_explicit(&c->frees, memory_order_relaxed);
-}
-
-static void counters_reset_peak(void *ctx)
-{
-    counters *c = ctx;
-    atomic_store_explicit(&c->peak_bytes,
-                          atomic_load_explicit(&c->bytes_in_use, memory_order_relaxed),
-                          memory_order_relaxed);
-}
-
 /* ---------------------------------------------------------------- CPU */
-enum { CPU_ALIGNMENT = 64 };
 /* No 64-bit Linux process can map more than 2^56 bytes (the 5-level page-table limit), so larger
  * requests are refused before reaching malloc: the answer is the same MemoryError, and sanitizer
  * runtimes abort on such requests instead of returning NULL. */
 #define CPU_MAX_ALLOCATION ((int64_t)1 << 56)
 
-static counters cpu_counters;
-
 static pt_status cpu_alloc(void *ctx, int32_t device_index, int64_t nbytes, void **out)
 {
+    PT_UNUSED(ctx);
     PT_UNUSED(device_index);
     void *p = NULL;
     int err = ENOMEM;
-    if (nbytes <= CPU_MAX_ALLOCATION) err = posix_memalign(&p, CPU_ALIGNMENT, (size_t)nbytes);
-    if (err != 0 || !p)
+    if (nbytes <= CPU_MAX_ALLOCATION) err = pt_cpu_block_alloc(nbytes, &p);
+    if (err != 0)
         return PT_ERROR(PT_ERR_MEMORY,
                         "CPU allocator: can't allocate memory: you tried to allocate %lld bytes (%s)",
-                        (long long)nbytes, strerror(err ? err : ENOMEM));
-    counters_add(ctx, nbytes);
+                        (long long)nbytes, strerror(err));
     *out = p;
     return PT_OK;
 }
 
 static void cpu_free(void *ctx, int32_t device_index, void *ptr, int64_t nbytes)
 {
+    PT_UNUSED(ctx);
     PT_UNUSED(device_index);
-    free(ptr);
-    counters_sub(ctx, nbytes);
+    pt_cpu_block_free(ptr, nbytes);
+}
+
+static void cpu_stats(void *ctx, pt_memory_stats *out)
+{
+    PT_UNUSED(ctx);
+    pt_cpu_stats_read(out);
+}
+
+static void cpu_reset_peak(void *ctx)
+{
+    PT_UNUSED(ctx);
+    pt_cpu_stats_reset_peak();
 }
 
 static const pt_allocator_impl cpu_allocator = {
     .device_type = PT_DEV_CPU,
     .alloc = cpu_alloc,
     .free = cpu_free,
-    .stats = counters_read,
-    .reset_peak = counters_reset_peak,
-    .ctx = &cpu_counters,
+    .stats = cpu_stats,
+    .reset_peak = cpu_reset_peak,
+    .ctx = NULL,
 };
-PT_REGISTER("allocator", "cpu", &cpu_allocator, "64-byte aligned posix_memalign with counters")
+PT_REGISTER("allocator", "cpu", &cpu_allocator,
+            "64-byte aligned posix_memalign, small blocks cached per thread, with counters")
 
 /* ---------------------------------------------------------------- meta */
 static pt_status meta_alloc(void *ctx, int32_t device_index, int64_t nbytes, void **out)

@@ -190,14 +190,14 @@ pt_status pt_device_resolve(pt_device device, pt_device *out)
 
 pt_status pt_device_set_current(int32_t type, int32_t index)
 {
-    pt_device d;
+    pt_device d = {type, index}; /* set on success; initialized for the compiler's sake */
     PT_TRY(pt_device_resolve((pt_device){type, index}, &d));
     return pt_device_guards[type]->set_current(d.index);
 }
 
 pt_status pt_device_synchronize(int32_t type, int32_t index)
 {
-    pt_device d;
+    pt_device d = {type, index}; /* set on success; initialized for the compiler's sake */
     PT_TRY(pt_device_resolve((pt_device){type, index}, &d));
     return pt_device_guards[type]->synchronize(d.index);
 }

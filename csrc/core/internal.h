@@ -129,6 +129,20 @@ extern const pt_copy_bytes_impl *pt_copy_bytes_table[PT_DEV_TYPE_COUNT][PT_DEV_T
 pt_status pt_device_resolve_tables(void);
 
 /* ---------------------------------------------------------------- storage and tensors */
+/* Note [dropping the last reference]
+ * Storages and tensors are freed by whoever drops their count to 0. When the count already reads
+ * 1, the caller holds the only reference, and no other thread can take one (a reference is only
+ * ever copied from one held), so the object can go without the atomic decrement: a fresh result
+ * released by its only owner, the common case, costs a load instead of a locked instruction (as
+ * libstdc++'s shared_ptr does). The load acquires, as the decrement does, so that the writes of
+ * owners that released earlier happen before the object is freed.
+ * Returns true when the caller dropped the last reference and must free the object. */
+static inline bool pt_refcount_drop(_Atomic int64_t *refcount)
+{
+    if (atomic_load_explicit(refcount, memory_order_acquire) == 1) return true;
+    return atomic_fetch_sub_explicit(refcount, 1, memory_order_acq_rel) == 1;
+}
+
 struct pt_storage {
     _Atomic int64_t refcount;
     void *data;

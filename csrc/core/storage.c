@@ -6,7 +6,7 @@
  * (pt_storage_from_file). The last pt_storage_release returns the bytes the same way they came.
  * The reference count is atomic so that tensors on different threads may share one storage; the
  * data pointer and size are not synchronized (resizing a storage that another thread reads is a
- * race in torch too).
+ * race in torch too). The storage structs come from the per-thread cache of alloc_cache.c.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "alloc_cache.h"
 #include "internal.h"
 
 static pt_status check_nbytes(int64_t nbytes)
@@ -28,13 +29,11 @@ static pt_status check_nbytes(int64_t nbytes)
 
 static pt_status storage_alloc(int32_t dtype, pt_device device, int64_t nbytes, pt_storage **out)
 {
-    pt_storage *s = calloc(1, sizeof *s);
+    pt_storage *s = pt_cached_object_alloc(PT_CACHED_STORAGE);
     if (!s) return PT_ERROR(PT_ERR_MEMORY, "storage: out of memory allocating a storage object");
-    atomic_init(&s->refcount, 1);
-    s->dtype = dtype;
-    s->device = device;
-    s->nbytes = nbytes;
-    s->writable = true;
+    /* A cached struct holds its last owner's fields: every field not named here is zeroed. */
+    *s = (pt_storage){
+        .refcount = 1, .dtype = dtype, .device = device, .nbytes = nbytes, .writable = true};
     *out = s;
     return PT_OK;
 }
@@ -167,8 +166,9 @@ void pt_storage_retain(pt_storage *s) { atomic_fetch_add_explicit(&s->refcount, 
 void pt_storage_release(pt_storage *s)
 {
     if (!s) return;
-    /* acq_rel: the thread that frees must see every other owner's writes to the bytes. */
-    if (atomic_fetch_sub_explicit(&s->refcount, 1, memory_order_acq_rel) != 1) return;
+    /* The thread that frees must see every other owner's writes to the bytes (Note [dropping the
+     * last reference], internal.h). */
+    if (!pt_refcount_drop(&s->refcount)) return;
     if (s->allocator) {
         if (s->data) s->allocator->free(s->allocator->ctx, s->device.index, s->data, s->nbytes);
     } else if (s->deleter) {
@@ -176,7 +176,7 @@ void pt_storage_release(pt_storage *s)
     } else if (s->mmap_length > 0) {
         munmap(s->data, (size_t)s->mmap_length);
     }
-    free(s);
+    pt_cached_object_free(PT_CACHED_STORAGE, s);
 }
 
 void *pt_storage_data(const pt_storage *s) { return s->data; }

@@ -1,11 +1,12 @@
 /* tensor.c - the tensor object: a strided view (sizes, strides, offset, dtype) of one storage.
  *
  * A tensor holds a reference to its storage and its own metadata; up to PT_INLINE_DIMS dimensions
- * live inside the object (one malloc per tensor for the common shapes), more go to a heap block of
- * 2 * ndim int64s. Every way of pointing a tensor at a storage (from_storage, set_, as_strided)
- * passes one extent check: the lowest and highest element the strides can reach must lie inside the
- * storage, so kernels never need to check bounds. Negative strides are allowed here (flipped views,
- * DLPack imports); the factories (empty_strided) refuse them as torch does.
+ * live inside the object (one block per tensor for the common shapes, from the per-thread cache of
+ * alloc_cache.c), more go to a heap block of 2 * ndim int64s. Every way of pointing a tensor at a
+ * storage (from_storage, set_, as_strided) passes one extent check: the lowest and highest element
+ * the strides can reach must lie inside the storage, so kernels never need to check bounds.
+ * Negative strides are allowed here (flipped views, DLPack imports); the factories (empty_strided)
+ * refuse them as torch does.
  *
  * Also here: the shape helpers shared with view.c and the kernels (pt_shape_check, pt_wrap_dim,
  * pt_contiguous_strides) and torch's is_contiguous rules per memory format.
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc_cache.h"
 #include "internal.h"
 
 /* ---------------------------------------------------------------- formatting for messages */
@@ -154,19 +156,20 @@ static void dims_free(pt_tensor *t)
     if (t->sizes != t->inline_dims) free(t->sizes);
 }
 
-pt_status pt_tensor_make(pt_storage *storage, int32_t dtype, int32_t ndim, const int64_t *sizes,
-                         const int64_t *strides, int64_t offset, pt_tensor **out)
+/* The tensor object around a storage reference the caller hands over (kept by the caller on
+ * failure), for sizes that passed pt_shape_check (numel). Every field is set: a cached object holds
+ * its last owner's. */
+static pt_status tensor_new(pt_storage *storage, int32_t dtype, int32_t ndim, const int64_t *sizes,
+                            const int64_t *strides, int64_t offset, int64_t numel, pt_tensor **out)
 {
-    int64_t numel;
-    PT_TRY(pt_shape_check(ndim, sizes, &numel));
-    pt_tensor *t = malloc(sizeof *t);
+    pt_tensor *t = pt_cached_object_alloc(PT_CACHED_TENSOR);
     if (!t) return PT_ERROR(PT_ERR_MEMORY, "tensor: out of memory allocating a tensor object");
     if (ndim <= PT_INLINE_DIMS) {
         t->sizes = t->inline_dims;
     } else {
         pt_status st = dims_alloc(ndim, &t->sizes);
         if (st != PT_OK) {
-            free(t);
+            pt_cached_object_free(PT_CACHED_TENSOR, t);
             return st;
         }
     }
@@ -177,7 +180,6 @@ pt_status pt_tensor_make(pt_storage *storage, int32_t dtype, int32_t ndim, const
         copy_ints(t->strides, strides, ndim);
     else
         pt_contiguous_strides(ndim, sizes, t->strides);
-    pt_storage_retain(storage);
     t->storage = storage;
     t->offset = offset;
     t->numel = numel;
@@ -190,20 +192,27 @@ pt_status pt_tensor_make(pt_storage *storage, int32_t dtype, int32_t ndim, const
     return PT_OK;
 }
 
-/* numel * itemsize elements' worth of bytes, or PT_ERR_RUNTIME naming the sizes. */
-static pt_status storage_bytes(int32_t ndim, const int64_t *sizes, const int64_t *strides,
-                               int32_t dtype, int64_t *out)
+pt_status pt_tensor_make(pt_storage *storage, int32_t dtype, int32_t ndim, const int64_t *sizes,
+                         const int64_t *strides, int64_t offset, pt_tensor **out)
 {
-    int64_t elems = 0;
-    if (strides) {
-        int64_t numel = 0, lo = 0, hi = 0;
-        PT_TRY(pt_shape_check(ndim, sizes, &numel));
-        if (numel > 0) {
-            PT_TRY(view_extent(ndim, sizes, strides, 0, &lo, &hi));
-            elems = hi + 1;
-        }
-    } else {
-        PT_TRY(pt_shape_check(ndim, sizes, &elems));
+    int64_t numel;
+    PT_TRY(pt_shape_check(ndim, sizes, &numel));
+    PT_TRY(tensor_new(storage, dtype, ndim, sizes, strides, offset, numel, out));
+    pt_storage_retain(storage);
+    return PT_OK;
+}
+
+/* The bytes a tensor of these sizes (and strides, when given) needs from offset 0, and its numel;
+ * PT_ERR_RUNTIME naming the sizes on overflow. */
+static pt_status storage_bytes(int32_t ndim, const int64_t *sizes, const int64_t *strides,
+                               int32_t dtype, int64_t *out, int64_t *numel)
+{
+    PT_TRY(pt_shape_check(ndim, sizes, numel));
+    int64_t elems = *numel;
+    if (strides && *numel > 0) {
+        int64_t lo = 0, hi = 0;
+        PT_TRY(view_extent(ndim, sizes, strides, 0, &lo, &hi));
+        elems = hi + 1;
     }
     if (__builtin_mul_overflow(elems, (int64_t)pt_dtype_itemsize(dtype), out)) {
         char buf[LIST_CHARS];
@@ -217,12 +226,13 @@ static pt_status empty_impl(int32_t ndim, const int64_t *sizes, const int64_t *s
                             int32_t dtype, pt_device device, pt_tensor **out)
 {
     PT_TRY(pt_dtype_check(dtype, "dtype"));
-    int64_t nbytes;
-    PT_TRY(storage_bytes(ndim, sizes, strides, dtype, &nbytes));
+    int64_t nbytes, numel;
+    PT_TRY(storage_bytes(ndim, sizes, strides, dtype, &nbytes, &numel));
     pt_storage *s;
     PT_TRY(pt_storage_new(nbytes, dtype, device, 1, &s));
-    pt_status st = pt_tensor_make(s, dtype, ndim, sizes, strides, 0, out);
-    pt_storage_release(s);
+    /* The new storage's only reference goes to the tensor: no retain and release around it. */
+    pt_status st = tensor_new(s, dtype, ndim, sizes, strides, 0, numel, out);
+    if (st != PT_OK) pt_storage_release(s);
     return st;
 }
 
@@ -265,11 +275,10 @@ void pt_tensor_retain(pt_tensor *t) { atomic_fetch_add_explicit(&t->refcount, 1,
 
 void pt_tensor_release(pt_tensor *t)
 {
-    if (!t) return;
-    if (atomic_fetch_sub_explicit(&t->refcount, 1, memory_order_acq_rel) != 1) return;
+    if (!t || !pt_refcount_drop(&t->refcount)) return;
     pt_storage_release(t->storage);
     dims_free(t);
-    free(t);
+    pt_cached_object_free(PT_CACHED_TENSOR, t);
 }
 
 int64_t pt_tensor_refcount(const pt_tensor *t)

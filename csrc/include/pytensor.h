@@ -157,7 +157,9 @@ typedef struct pt_memory_stats {
 } pt_memory_stats;
 PT_API pt_status pt_allocator_stats(int32_t device_type, pt_memory_stats *out);
 PT_API pt_status pt_allocator_reset_peak(int32_t device_type);
-/* Raw allocation through the registered allocator (64-byte aligned on CPU); size 0 gives NULL. */
+/* Raw allocation through the registered allocator (64-byte aligned on CPU); size 0 gives NULL.
+ * pt_allocator_free must be given the nbytes the block was allocated with (it picks the CPU
+ * cache's size class from it, as a sized free does). */
 PT_API pt_status pt_allocator_alloc(pt_device device, int64_t nbytes, void **out);
 PT_API pt_status pt_allocator_free(pt_device device, void *ptr, int64_t nbytes);
 

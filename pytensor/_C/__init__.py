@@ -18,7 +18,7 @@ _t_load = time.perf_counter()
 from ._core import ffi, lib  # noqa: E402
 _t_loaded = time.perf_counter()
 
-__all__ = ["ffi", "lib"]
+__all__ = ["ffi", "lib", "_TensorBase"]
 
 # C status -> Python exception class. The C core names the status; Python picks the class.
 _EXCEPTIONS = {
@@ -223,3 +223,10 @@ def _check_version() -> None:
 
 
 _check_version()
+
+# Note [Python fast paths] (csrc/python/pt_python.c): the Tensor base type and the operators' C
+# callers join the module here; pytensor._tensor finishes their set-up once Tensor exists.
+if lib.pt_py_install() != 0:
+    raise ImportError("pytensor._C: the Python types of the compiled core could not be set up "
+                      "(the error is printed above)")
+from ._core import _TensorBase  # noqa: E402
