@@ -163,20 +163,20 @@ def _to_cdevice(obj=None, argname: str = "device"):
 
 def _from_cdevice(cdev) -> device:
     """The ``device`` object of a C ``pt_device`` value (one object per distinct value)."""
-    key = (cdev.type, cdev.index)
+    return _from_pair(cdev.type, cdev.index)
+
+
+def _from_pair(type_id: int, index: int) -> device:
+    """The ``device`` object of a (device type id, index) pair; Tensor.device reads it in C."""
+    key = (type_id, index)
     d = _from_c.get(key)
     if d is None:
         d = object.__new__(device)
         # Only CUDA numbers its devices; the others report no index, as torch's CPU tensors do,
         # so that a tensor's device equals device("cpu").
-        d._type_id, d._index = key[0], key[1] if key[0] == lib.PT_DEV_CUDA else -1
+        d._type_id, d._index = type_id, index if type_id == lib.PT_DEV_CUDA else -1
         _from_c[key] = d
     return d
-
-
-def _from_pair(type_id: int, index: int) -> device:
-    """The ``device`` object of a (device type id, index) pair (Tensor.device, read in C)."""
-    return _from_cdevice(ffi.new("pt_device *", (type_id, index))[0])
 
 
 def _to_device(obj=None, argname: str = "device") -> device:

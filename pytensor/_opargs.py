@@ -18,7 +18,7 @@ from __future__ import annotations
 import operator
 
 from . import _device, _dtype
-from ._C import _raise, ffi, lib
+from ._C import _core, ffi
 
 _NULL = ffi.NULL
 _index = operator.index
@@ -59,29 +59,11 @@ def _plain_number(v):
 
 def wrapped_number(v):
     """A 0-dim CPU tensor holding a Python number, marked as a wrapped number (PyTorch's
-    scalar_to_tensor: bool, int64, float64 or complex128)."""
-    from ._args import _scalar
-    v = _plain_number(v)
-    t = type(v)
-    if t is bool:
-        dt = lib.PT_BOOL
-    elif t is int:
-        if not -(1 << 63) <= v < (1 << 63):
-            raise OverflowError("int too big to convert")  # torch's words
-        dt = lib.PT_INT64
-    elif t is complex:
-        dt = lib.PT_COMPLEX128
-    else:
-        dt = lib.PT_FLOAT64
-    out = ffi.new("pt_tensor **")
-    st = lib.pt_tensor_empty(0, _NULL, dt, _device._to_cdevice("cpu"), out)
-    if st:
-        _raise(st)
-    w = _wrap(out[0])
-    st = lib.pt_tensor_fill_(out[0], _scalar(v))
-    if st:
-        _raise(st)
-    lib.pt_tensor_set_wrapped_number(out[0], 1)
+    scalar_to_tensor: bool, int64, float64 or complex128; made in C, as the Tensor operators
+    make theirs)."""
+    w = _core._wrapped_number(_plain_number(v))
+    if w is None:
+        raise _Bad
     return w
 
 

@@ -24,22 +24,14 @@ from ._C import ffi, lib
 
 _raise = _C._raise
 _TensorBase = _C._TensorBase
-_new = _TensorBase.__new__
-_cwrap = _core._wrap
+# Adopts a new reference to a ``pt_tensor`` (a cdata; no retain) as a Tensor.
+_wrap = _core._wrap
 _NULL = ffi.NULL
 _dtype_cls = _dtype.dtype
 _dtypes_by_id = _dtype._dtypes_by_id
 
-# Filled by _build, once the package has these objects.
-_Size = tuple
+# Filled by _build, once the package has it.
 _storage = None
-_device_obj = _device._from_cdevice
-_tuple_new = tuple.__new__
-
-
-def _wrap(ptr) -> "Tensor":
-    """Adopts a new reference to a ``pt_tensor`` (no retain) as a Tensor."""
-    return _cwrap(ptr)
 
 
 def _call(fn, *args) -> "Tensor":
@@ -63,7 +55,7 @@ def _ret(ptr) -> "Tensor":
     operators, Python ones included, sees the call."""
     if ptr == _NULL:
         _fail()
-    return _cwrap(ptr)
+    return _wrap(ptr)
 
 
 def _done(self: "Tensor", ptr) -> "Tensor":
@@ -828,11 +820,10 @@ def _build_operators(module) -> int:
 
 def _build(module) -> None:
     """Installs Tensor and the legacy typed classes on the package."""
-    global _Size, _storage
+    global _storage
     from . import _storage as stor
 
     _storage = stor
-    _Size = module.Size
     _core._python_setup(Tensor, ffi.typeof("pt_tensor *"), _fail, _operator_fallback,
                         module.Size, _dtypes_by_id, _device._from_pair)
     module.Tensor = Tensor

@@ -359,8 +359,10 @@ static ptpy_operator ptpy_operators[PTPY_OPERATOR_COUNT] = {
     [PTPY_NEG] = {"__neg__", PTPY_UNARY, NULL},
 };
 
-/* A Python bool, int (int64 range), float or complex as a 0-dim CPU "wrapped number" tensor
- * object (PyTorch's scalar_to_tensor); NULL without an exception for anything else. */
+/* A Python bool, int, float or complex as a 0-dim CPU "wrapped number" tensor object (PyTorch's
+ * scalar_to_tensor: bool, int64, float64, complex128); an int beyond int64 raises OverflowError
+ * as torch does; NULL without an exception for anything else. pytensor._opargs.wrapped_number
+ * calls this too (through _wrapped_number), so both paths make the same tensor. */
 static PyObject *ptpy_wrapped_number(PyObject *o)
 {
     int32_t dtype;
@@ -374,7 +376,8 @@ static PyObject *ptpy_wrapped_number(PyObject *o)
         dtype = PT_BOOL;
         v.b = o == Py_True;
     } else if (PyLong_CheckExact(o)) {
-        if (!ptpy_int_arg(o, &v.i)) return NULL;
+        if (!ptpy_int_arg(o, &v.i))
+            return PyErr_Format(PyExc_OverflowError, "int too big to convert");
         dtype = PT_INT64;
     } else if (PyFloat_CheckExact(o)) {
         dtype = PT_FLOAT64;
@@ -606,22 +609,21 @@ static PyTypeObject ptpy_fastfn_type = {
     .tp_repr = ptpy_fastfn_repr,
 };
 
+/* A subtype of _FastFunction: only binding differs; PyType_Ready copies the other slots (but
+ * wants a GC type's traverse and clear given). */
 static PyTypeObject ptpy_fastmethod_type = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "pytensor._C._FastMethod",
     .tp_doc = "A Tensor method of an operator (a method descriptor): a generated C path for its "
               "common call, the Python binding for the rest.",
+    .tp_base = &ptpy_fastfn_type,
     .tp_basicsize = sizeof(ptpy_fastfn),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL |
                 Py_TPFLAGS_METHOD_DESCRIPTOR,
     .tp_vectorcall_offset = offsetof(ptpy_fastfn, vectorcall),
     .tp_call = PyVectorcall_Call,
-    .tp_dealloc = ptpy_fastfn_dealloc,
     .tp_traverse = ptpy_fastfn_traverse,
     .tp_clear = ptpy_fastfn_clear,
-    .tp_getattro = ptpy_fastfn_getattro,
-    .tp_getset = ptpy_fastfn_getset,
-    .tp_repr = ptpy_fastfn_repr,
     .tp_descr_get = ptpy_fastmethod_get,
 };
 
@@ -902,6 +904,15 @@ static PyObject *ptpy_dispatch_tensors(PyObject *module, PyObject *const *args, 
     return out;
 }
 
+/* _wrapped_number(v): ptpy_wrapped_number for Python, None for what is not a plain number. */
+static PyObject *ptpy_wrapped_number_py(PyObject *module, PyObject *v)
+{
+    (void)module;
+    PyObject *r = ptpy_wrapped_number(v);
+    if (r || PyErr_Occurred()) return r;
+    Py_RETURN_NONE;
+}
+
 /* _wrap(p): a Tensor adopting the new reference p (a 'pt_tensor *' cdata). */
 static PyObject *ptpy_wrap_cdata(PyObject *module, PyObject *p)
 {
@@ -942,6 +953,8 @@ static PyMethodDef ptpy_functions[] = {
     {"_fast_thunks", ptpy_fast_thunks, METH_NOARGS,
      "_fast_thunks(): (ident, operator, required arguments, self first) of every thunk"},
     {"_wrap", ptpy_wrap_cdata, METH_O, "_wrap(p): a Tensor adopting the reference p"},
+    {"_wrapped_number", ptpy_wrapped_number_py, METH_O,
+     "_wrapped_number(v): a Python number as a 0-dim wrapped-number tensor, or None"},
     {"_dispatch_tensors", (PyCFunction)(void (*)(void))ptpy_dispatch_tensors, METH_FASTCALL,
      "_dispatch_tensors(op address, values, capacity): a boxed call of Tensors only"},
     {"_kernel_setup", ptpy_kernel_setup, METH_VARARGS,

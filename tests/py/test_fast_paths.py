@@ -486,3 +486,28 @@ def test_deregistered_python_kernel_says_so(plain_op):
     assert cells and cells[0].fn is None
     with pytest.raises(NotImplementedError):
         op(pytensor.ones(1), pytensor.ones(1))
+
+
+def test_internal_set_up_functions_refuse_bad_arguments():
+    with pytest.raises(ValueError, match="has no number slot"):
+        _core._set_operator("__floordiv__", None)
+    with pytest.raises(ValueError, match="no thunk for nope"):
+        _core._set_operator("__add__", "nope")
+    assert (_t(2) + _t(2)).tolist() == [0, 2]           # the slot kept its thunk
+    with pytest.raises(TypeError, match="slow: not callable"):
+        _core._fast_function("add_Tensor", 3, False)
+    assert _core._fast_function("no_such_op", print, False) is None
+    assert _core._fast_function("eye", print, True) is None   # eye's first argument is no self
+    with pytest.raises(TypeError):
+        _core._dispatch_tensors(1, (), 1)
+    with pytest.raises(ValueError, match="bad operator or capacity"):
+        _core._dispatch_tensors(0, [], 1)
+    with pytest.raises(TypeError, match="Tensor: must subclass _TensorBase"):
+        _core._python_setup(int, None, None, None, tuple, [], None)
+    assert _core._wrapped_number("1") is None
+    with pytest.raises(OverflowError, match="int too big"):
+        _core._wrapped_number(-2 ** 63 - 1)
+    w = _core._wrapped_number(-2 ** 63)
+    assert w.dtype == pytensor.int64 and w.item() == -2 ** 63 and w.shape == ()
+    assert isinstance(_core._FastMethod.__mro__[1], type) and \
+        issubclass(_core._FastMethod, _core._FastFunction)
