@@ -247,6 +247,7 @@ class Op:
     cargs: Optional[list]       # None: boxed only
     crets: Optional[list]
     unsupported: str = ""
+    rel: str = YAML_REL                 # the declarations file, relative to the root
     backend_select: Optional[int] = None  # index of the Device argument (generated kernel)
 
     @property
@@ -272,17 +273,30 @@ class Op:
         return outs
 
 
-def load_ops(path: str = YAML, rel: str = YAML_REL) -> list:
+def declaration_files() -> list:
+    """(path, relative path) of every declarations file: native_functions.yaml first, then the
+    other csrc/ops/*.yaml files (one per operator family) in name order."""
+    folder = os.path.dirname(YAML)
+    names = sorted(n for n in os.listdir(folder) if n.endswith(".yaml") and
+                   os.path.join(folder, n) != YAML)
+    rel_dir = os.path.dirname(YAML_REL)
+    return [(YAML, YAML_REL)] + [(os.path.join(folder, n), f"{rel_dir}/{n}") for n in names]
+
+
+def load_ops(files: Optional[list] = None) -> list:
     """The declared operators, checked: unique names and C names, known keys and variants."""
     ops, seen_names, seen_idents = [], {}, {}
-    for e in read_declarations(path, rel):
+    entries = []
+    for path, rel in files if files is not None else declaration_files():
+        entries.extend((e, rel) for e in read_declarations(path, rel))
+    for e, rel in entries:
         text, line = e.fields["func"]
         where = f"{rel}:{line}"
         schema = parse_schema(text, where)
         if schema.full_name in seen_names:
             raise DeclarationError(f"{where}: {schema.full_name} is declared twice (first at "
-                                   f"{rel}:{seen_names[schema.full_name]})")
-        seen_names[schema.full_name] = line
+                                   f"{seen_names[schema.full_name]})")
+        seen_names[schema.full_name] = where
         if schema.ident in seen_idents:
             raise DeclarationError(f"{where}: the C name pt_call_{schema.ident} of "
                                    f"{schema.full_name} is also that of "
@@ -307,7 +321,7 @@ def load_ops(path: str = YAML, rel: str = YAML_REL) -> list:
                 if any(k == other for other, _, _ in impls):
                     raise DeclarationError(f"{rel}:{kline}: two kernels for {k}")
                 impls.append((k, kernel, kline))
-        op = Op(len(ops), line, text, schema, variants, impls, None, None)
+        op = Op(len(ops), line, text, schema, variants, impls, None, None, rel=rel)
         try:
             if schema.vararg or schema.varret:
                 raise Unsupported("...")
@@ -450,7 +464,7 @@ def emit_internal(ops: list) -> str:
             sig = [ct for ct, _ in op.params() + op.out_params()] if op.unboxed else None
             if kernel in declared:
                 if declared[kernel] != sig:
-                    raise DeclarationError(f"{YAML_REL}:{line}: kernel {kernel} serves operators "
+                    raise DeclarationError(f"{op.rel}:{line}: kernel {kernel} serves operators "
                                            "with different C signatures")
                 continue
             declared[kernel] = sig
@@ -605,7 +619,7 @@ def emit_entry(op: Op, out: list):
 
 
 def emit_op(op: Op, out: list):
-    out.append(f"/* ---------------- {op.schema.full_name} ({YAML_REL}:{op.line}) */")
+    out.append(f"/* ---------------- {op.schema.full_name} ({op.rel}:{op.line}) */")
     if not op.unboxed:
         out.append(f"/* boxed only: the type '{op.unsupported}' has no unboxed C form */")
         out.append("")
@@ -621,7 +635,7 @@ def registrations(op: Op) -> list:
     """(key constant, boxed fn, unboxed fn, ctx, debug) for each kernel of op."""
     regs = []
     for key, kernel, line in op.impls:
-        debug = f"{kernel} ({YAML_REL}:{line})"
+        debug = f"{kernel} ({op.rel}:{line})"
         if op.unboxed:
             regs.append((KEYS[key], f"boxed_{op.schema.ident}", f"(void *){kernel}",
                          f"(void *){kernel}", debug))
@@ -633,7 +647,7 @@ def registrations(op: Op) -> list:
                      f"(void *)select_{op.schema.ident}",
                      f"(void *)PT_BACKEND_SELECT_CTX({len(op.schema.args)}, {dev})",
                      f"backend select on '{op.schema.args[dev].name}', generated for "
-                     f"{YAML_REL}:{op.line}"))
+                     f"{op.rel}:{op.line}"))
     return regs
 
 
@@ -708,7 +722,7 @@ def emit_c(ops: list) -> str:
         if "::" not in text.split("(")[0]:
             text = f"{s.ns}::{text}"
         out.append("    {" + _c_string_lines(text, 5) + ",")
-        out.append(f"     \"{s.ns}::{s.name}\", \"{s.overload}\", \"{YAML_REL}:{op.line}\",")
+        out.append(f"     \"{s.ns}::{s.name}\", \"{s.overload}\", \"{op.rel}:{op.line}\",")
         out.append(f"     {variants}}},")
     out.append("};")
     out.append("")
@@ -731,16 +745,18 @@ def emit_c(ops: list) -> str:
         out.append("    {0, 0, NULL, NULL, NULL, NULL},")
     out.append("};")
     out.append("")
-    detail = _c_string(f"{len(ops)} schemas and {len(rows)} kernels from {YAML_REL}")
+    files = sorted({op.rel for op in ops})
+    detail = _c_string(f"{len(ops)} schemas and {len(rows)} kernels from {len(files)} "
+                       f"declaration file{'s' if len(files) != 1 else ''} in csrc/ops")
     out.append(INIT.replace("DETAIL", detail))
     return "\n".join(out)
 
 
 # ---------------------------------------------------------------- driver
-def generate(yaml_path: str = YAML, out_dir: str = OUT) -> list:
+def generate(files: Optional[list] = None, out_dir: str = OUT) -> list:
     """Writes pt_ops.h, pt_ops_internal.h, pt_ops.c and pt_pyfast.c into out_dir (only files whose text
     changed, so that make and setuptools rebuild only what they must). Returns the operators."""
-    ops = load_ops(yaml_path)
+    ops = load_ops(files)
     texts = {"pt_ops.h": emit_header(ops), "pt_ops_internal.h": emit_internal(ops),
              "pt_ops.c": emit_c(ops), "pt_pyfast.c": gen_pyfast.emit(ops)}
     os.makedirs(out_dir, exist_ok=True)
@@ -762,12 +778,14 @@ def generate(yaml_path: str = YAML, out_dir: str = OUT) -> list:
 def main(argv: list) -> int:
     p = argparse.ArgumentParser(description="Generates the operators' C from the declarations.")
     p.add_argument("--out", default=OUT, help="output folder (default: build/generated)")
-    p.add_argument("--yaml", default=YAML, help="the declarations file")
+    p.add_argument("--yaml", action="append", default=None,
+                   help="a declarations file (repeatable; default: csrc/ops/*.yaml)")
     p.add_argument("--list-boxed-only", action="store_true",
                    help="print the operators that get no unboxed entry point")
     args = p.parse_args(argv)
     try:
-        ops = generate(args.yaml, args.out)
+        files = [(y, os.path.relpath(y, ROOT)) for y in args.yaml] if args.yaml else None
+        ops = generate(files, args.out)
     except DeclarationError as e:
         print(f"gen_ops.py: {e}", file=sys.stderr)
         return 1

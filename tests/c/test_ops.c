@@ -125,7 +125,7 @@ PT_TEST(ops_init_report_counts_the_declared_schemas)
         if (strcmp(p.name, "operators") != 0) continue;
         found = 1;
         CHECK(p.count == pt_ops_decl_count());
-        CHECK(strstr(p.detail, "schemas and") && strstr(p.detail, "native_functions.yaml"));
+        CHECK(strstr(p.detail, "schemas and") && strstr(p.detail, "declaration file"));
     }
     CHECK(found);
 }

@@ -7,6 +7,9 @@ thunk declines (keywords, other types, ints beyond int64) must reach the binding
 type's number slots, handle and metadata reads are pinned down too.
 """
 import gc
+import glob
+import importlib
+import os
 import sys
 import threading
 import weakref
@@ -76,6 +79,12 @@ CASES = {
     "mul_Tensor": (lambda: (_t(2, 3, dtype=pytensor.int32), _t(3)), ""),
     "mul__Tensor": (lambda: (_t(2, 3), _t(3)), "inplace"),
 }
+# Operator families keep their cases beside their own tests: tests/py/fast_cases_<family>.py,
+# each with a CASES dict of the same form.
+for _path in sorted(glob.glob(os.path.join(os.path.dirname(__file__), "fast_cases_*.py"))):
+    _family = importlib.import_module(os.path.basename(_path)[:-3])
+    assert not set(_family.CASES) & set(CASES), f"{_path} repeats a case"
+    CASES.update(_family.CASES)
 THUNKS = {ident: (name, n, self_first) for ident, name, n, self_first in _core._fast_thunks()}
 
 
