@@ -31,6 +31,12 @@ for note in CONFIG["notes"]:
     print(note)
 
 GENERATED = os.path.relpath(gen_ops.OUT, ROOT)  # build/generated
+# csrc/kernels/cpu is compiled once per CPU capability, each variant its own library of the same
+# objects' names; the wrappers that select a capability are written into build/generated/cpu.
+CPU_SOURCES = sorted(glob.glob("csrc/kernels/cpu/*.c"))
+CPU_WRAPPERS = build_config.write_cpu_wrappers(CPU_SOURCES, GENERATED, CONFIG["cpu_capabilities"])
+KERNEL_HEADERS = sorted(glob.glob("csrc/kernels/*.h") + glob.glob("csrc/kernels/cpu/*.h")
+                        + glob.glob("csrc/core/*.h") + glob.glob("csrc/include/*.h"))
 CORE_SOURCES = sorted(glob.glob("csrc/core/*.c") + glob.glob("csrc/kernels/*.c")
                       + glob.glob("csrc/ops/*.c")) + [os.path.join(GENERATED, "pt_ops.c")]
 # What build_clib cannot see by itself: the operator sources read the generated headers.
@@ -39,6 +45,20 @@ OBJ_DEPS = {src: OPS_DEPS for src in CORE_SOURCES
             if src.startswith(("csrc/ops" + os.sep, GENERATED + os.sep))}
 CORE_CFLAGS = ["-std=c11", "-O3", "-Wall", "-Wextra", "-fvisibility=hidden", "-D_GNU_SOURCE",
                f'-DPT_VERSION="{VERSION["__version__"]}"', *CONFIG["cflags"]]
+INCLUDE_DIRS = ["csrc/include", "csrc/core", "csrc/ops", "csrc/kernels", GENERATED]
+
+
+def cpu_library(cap: str) -> tuple:
+    """The library of csrc/kernels/cpu compiled for one capability (setuptools rebuilds a wrapper
+    when its source or any kernel header changed)."""
+    wrappers = CPU_WRAPPERS[cap]
+    deps = {w: [src] + KERNEL_HEADERS for w, src in zip(wrappers, CPU_SOURCES)}
+    return (f"pytensor_cpu_{cap}", {
+        "sources": wrappers,
+        "include_dirs": INCLUDE_DIRS,
+        "obj_deps": deps,
+        "cflags": CORE_CFLAGS + build_config.KERNEL_FLAGS + CONFIG["cpu_capabilities"][cap],
+    })
 
 
 class BuildClib(build_clib):
@@ -59,7 +79,8 @@ class BuildExt(build_ext):
         clib = self.get_finalized_command("build_clib")
         for ext in self.extensions:
             ext.depends = list(ext.depends) + [
-                os.path.join(clib.build_clib, clib.compiler.static_lib_format % ("pytensor_core", ".a"))]
+                os.path.join(clib.build_clib, clib.compiler.static_lib_format % (name, ".a"))
+                for name in clib.get_library_names()]
         super().run()
         import build_cuda
         if self.inplace:
@@ -76,10 +97,10 @@ setup(
     packages=["pytensor", "pytensor._C", "pytensor.cuda"],
     libraries=[("pytensor_core", {
         "sources": CORE_SOURCES,
-        "include_dirs": ["csrc/include", "csrc/core", "csrc/ops", GENERATED],
+        "include_dirs": INCLUDE_DIRS,
         "obj_deps": OBJ_DEPS,
         "cflags": CORE_CFLAGS,
-    })],
+    })] + [cpu_library(cap) for cap in CONFIG["cpu_capabilities"]],
     cffi_modules=["tools/build_cffi.py:ffibuilder"],
     cmdclass={"build_clib": BuildClib, "build_ext": BuildExt},
     zip_safe=False,

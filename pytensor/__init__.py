@@ -74,3 +74,29 @@ def reset_peak_memory_stats(device="cpu") -> None:
     """Sets the peak counter of a device type's allocator to the bytes now in use."""
     from . import _device
     _C._check(_C.lib.pt_allocator_reset_peak(_device._to_cdevice(device).type))
+
+
+def set_num_threads(n: int) -> None:
+    """Sets how many threads the CPU kernels split large work across (process-wide, as
+    torch.set_num_threads). The default is OpenMP's: OMP_NUM_THREADS or the cores.
+
+    >>> pytensor.set_num_threads(1); pytensor.get_num_threads()
+    1
+    """
+    import builtins
+    import operator
+    if isinstance(n, builtins.bool):
+        raise TypeError("set_num_threads(): argument 'int' must be int, not bool")
+    try:
+        value = operator.index(n)
+    except TypeError:
+        raise TypeError(f"set_num_threads(): argument 'int' must be int, not "
+                        f"{type(n).__name__}") from None
+    if not -(1 << 31) <= value < (1 << 31):
+        raise RuntimeError(f"set_num_threads expects a positive integer, got {value}")
+    _C._check(_C.lib.pt_set_num_threads(value))
+
+
+def get_num_threads() -> int:
+    """The number of threads the CPU kernels use (see set_num_threads)."""
+    return _C.lib.pt_get_num_threads()  # cffi gives a Python int

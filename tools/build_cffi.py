@@ -142,7 +142,11 @@ def _ffibuilder():
         sys.path.insert(0, here)
     import build_config  # one detection per build, shared with setup.py (detect() memoizes)
     config = build_config.detect()
-    libs = ["pytensor_core"] + [a[2:] for a in config["libs"] if a.startswith("-l")]
+    # The kernel libraries (one per CPU capability) sit between two mentions of the core: the core
+    # refers to their tables, and they may call back into the core.
+    cpu_libs = [f"pytensor_cpu_{cap}" for cap in config["cpu_capabilities"]]
+    libs = (["pytensor_core"] + cpu_libs + ["pytensor_core"]
+            + [a[2:] for a in config["libs"] if a.startswith("-l")])
     link_args = [a for a in config["libs"] if not a.startswith("-l")]
     return make_ffibuilder(libraries=libs + ["m", "pthread", "dl"], extra_link_args=link_args)
 

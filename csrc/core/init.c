@@ -5,13 +5,14 @@
  * step as one phase of the report:
  *   1. load-time records -> registries (duplicates are reported with both sites)
  *   2. CPU capability    (cpuid, PYTENSOR_CPU_CAPABILITY)
- *   3. dtypes            (the type table checked against its registry)
- *   4. devices           (guards, allocators and copy-bytes resolved into tables)
- *   5. BLAS              (BLIS found at build time, its configuration)
- *   6. generators        (the default generator per device)
- *   7. operators         (every declared schema parsed and def'ed, its kernels registered:
- *                         pt_ops_init, generated from csrc/ops/native_functions.yaml)
- *   8. backends          (the CUDA library, when built and loadable; it may register kernels)
+ *   3. CPU kernels       (each kernel stub pointed at its variant for that capability)
+ *   4. dtypes            (the type table checked against its registry)
+ *   5. devices           (guards, allocators and copy-bytes resolved into tables)
+ *   6. BLAS              (BLIS found at build time, its configuration)
+ *   7. generators        (the default generator per device)
+ *   8. operators         (every declared schema parsed and def'ed, its kernels registered:
+ *                         pt_ops_init, generated from the csrc/ops declaration files)
+ *   9. backends          (the CUDA library, when built and loadable; it may register kernels)
  * A later call returns the first call's status and message. The report and the build/start-up
  * facts ("config") are read by Python: pytensor._C._init_report() and `python -m pytensor`.
  */
@@ -173,7 +174,8 @@ static void init_once(void)
         phase_fn fn;
     } steps[] = {
         {"load-time records", load_records}, {"cpu capability", pt_cpu_capability_init},
-        {"dtypes", pt_dtype_init},           {"devices", pt_device_init},
+        {"cpu kernels", pt_cpu_stubs_init},  {"dtypes", pt_dtype_init},
+        {"devices", pt_device_init},
         {"blas", pt_blas_init},              {"generators", pt_generator_init},
         {"operators", pt_ops_init},          {"backends", load_backends},
     };

@@ -246,6 +246,7 @@ pt_status pt_dispatch_missing(const pt_op *op, int32_t key);
  * pt_init() runs these in this order, each timed as one phase of the report; `count` is what the
  * phase reports (records linked, dtypes, ...) and `detail` an optional static string. */
 pt_status pt_cpu_capability_init(int64_t *count, const char **detail); /* cpu_capability.c */
+pt_status pt_cpu_stubs_init(int64_t *count, const char **detail);      /* kernels/cpu_stub.c */
 pt_status pt_dtype_init(int64_t *count, const char **detail);          /* dtype.c */
 pt_status pt_device_init(int64_t *count, const char **detail);         /* device.c */
 pt_status pt_blas_init(int64_t *count, const char **detail);           /* kernels/blas.c */

@@ -602,6 +602,19 @@ enum { PT_CPU_DEFAULT = 0, PT_CPU_AVX2 = 1, PT_CPU_AVX512 = 2, PT_CPU_CAPABILITY
 PT_API int32_t pt_cpu_capability(void);          /* in use (after PYTENSOR_CPU_CAPABILITY) */
 PT_API int32_t pt_cpu_capability_detected(void); /* what cpuid says */
 PT_API const char *pt_cpu_capability_name(int32_t capability); /* "default", "avx2", "avx512" */
+/* Picks the kernels of `capability` (at most the detected one: PT_ERR_VALUE otherwise) for every
+ * CPU kernel stub, as PYTENSOR_CPU_CAPABILITY does at init (csrc/kernels/cpu_stub.c). For tests
+ * that compare capabilities: no operator may be running on another thread meanwhile. */
+PT_API pt_status pt_cpu_capability_select(int32_t capability);
+/* Per stub, the capability whose kernels serve it: name and capability by index. */
+PT_API int32_t pt_cpu_stub_count(void);
+PT_API pt_status pt_cpu_stub_info(int32_t index, const char **name, int32_t *capability);
+
+/* ---------------------------------------------------------------- threads (csrc/kernels/iter_run.c) */
+/* The threads CPU kernels split large work across (torch.set_num_threads): process-wide; the
+ * default is OpenMP's (OMP_NUM_THREADS or the cores). PT_ERR_RUNTIME for n < 1. */
+PT_API pt_status pt_set_num_threads(int32_t n);
+PT_API int32_t pt_get_num_threads(void);
 
 /* ---------------------------------------------------------------- init (csrc/core/init.c) */
 /* Runs the start-up once (later calls return the first result). libdir is where backend shared

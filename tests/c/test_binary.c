@@ -6,7 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "../../csrc/kernels/binary.h"
+#include "../../csrc/kernels/iter.h"
 #include "../../csrc/kernels/kernels.h"
 #include "pt_test.h"
 
@@ -257,13 +257,13 @@ PT_TEST(binary_staging_half_casts_equal_the_dtype_tables_bit_for_bit)
     static uint16_t h[65536];
     static float f[65536];
     for (uint32_t i = 0; i < 65536; i++) h[i] = (uint16_t)i;
-    pt_binary_cast_fn(PT_FLOAT16, PT_FLOAT32)((char *)f, 4, (const char *)h, 2, 65536);
+    pt_iter_cast_fn(PT_FLOAT16, PT_FLOAT32)((char *)f, 4, (const char *)h, 2, 65536);
     bool ok = true;
     for (uint32_t i = 0; i < 65536; i++) {
         float want = pt_half_to_float((uint16_t)i);
         ok &= memcmp(&f[i], &want, 4) == 0;
     }
-    pt_binary_cast_fn(PT_BFLOAT16, PT_FLOAT32)((char *)f, 4, (const char *)h, 2, 65536);
+    pt_iter_cast_fn(PT_BFLOAT16, PT_FLOAT32)((char *)f, 4, (const char *)h, 2, 65536);
     for (uint32_t i = 0; i < 65536; i++) {
         float want = pt_bfloat16_to_float((uint16_t)i);
         ok &= memcmp(&f[i], &want, 4) == 0;
@@ -279,9 +279,9 @@ PT_TEST(binary_staging_half_casts_equal_the_dtype_tables_bit_for_bit)
         uint32_t u = i * 65537u + 12345u;
         memcpy(&f[i], i < sizeof edges / sizeof *edges ? &edges[i] : &u, 4);
     }
-    pt_binary_cast_fn(PT_FLOAT32, PT_FLOAT16)((char *)h, 2, (const char *)f, 4, 65536);
+    pt_iter_cast_fn(PT_FLOAT32, PT_FLOAT16)((char *)h, 2, (const char *)f, 4, 65536);
     for (uint32_t i = 0; i < 65536; i++) ok &= h[i] == pt_float_to_half(f[i]);
-    pt_binary_cast_fn(PT_FLOAT32, PT_BFLOAT16)((char *)h, 2, (const char *)f, 4, 65536);
+    pt_iter_cast_fn(PT_FLOAT32, PT_BFLOAT16)((char *)h, 2, (const char *)f, 4, 65536);
     for (uint32_t i = 0; i < 65536; i++) ok &= h[i] == pt_float_to_bfloat16(f[i]);
     CHECK(ok);
 }

@@ -150,7 +150,7 @@ PT_TEST(init_runs_once_and_reports_its_phases)
     int32_t n = pt_init_phase_count();
     CHECK_OK(pt_init(NULL));
     CHECK(pt_init_phase_count() == n);
-    const char *want[] = {"load-time records", "cpu capability", "dtypes", "devices",
+    const char *want[] = {"load-time records", "cpu capability", "cpu kernels", "dtypes", "devices",
                           "blas", "generators", "operators", "backends", "total"};
     CHECK(n >= (int32_t)(sizeof want / sizeof want[0]));
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {

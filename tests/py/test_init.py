@@ -11,7 +11,7 @@ import pytensor
 from pytensor import _C
 from pytensor._C import ffi, lib
 
-PHASES = ["load-time records", "cpu capability", "dtypes", "devices", "blas", "generators",
+PHASES = ["load-time records", "cpu capability", "cpu kernels", "dtypes", "devices", "blas", "generators",
           "operators", "backends"]
 
 
