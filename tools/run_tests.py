@@ -5,6 +5,9 @@
 2. The same C tests built with -fsanitize=address,undefined and run (skipped with --no-sanitize).
 3. pytest over tests/py against the installed pytensor (`pip install .` first). The source tree is
    kept off sys.path (PYTHONSAFEPATH) so that the tests import what was installed.
+Steps 1 and 3 run once per CPU capability the CPU has (PYTENSOR_CPU_CAPABILITY: the best one
+first, then each lower one down to the portable default), so that every kernel variant the build
+compiled for this CPU passes the whole suite; the sanitizer build runs under the best one.
 
 Exits non-zero when any step fails, and also when pytest collected no test (its exit status 5).
 """
@@ -16,14 +19,34 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def c_tests(sanitize: bool) -> bool:
+CAPABILITY_NAMES = ["default", "avx2", "avx512"]
+
+
+def capabilities() -> list:
+    """The capabilities this CPU has, best first, as the installed pytensor detects them."""
+    code = "from pytensor._C import lib; print(lib.pt_cpu_capability_detected())"
+    env = dict(os.environ, PYTHONSAFEPATH="1")
+    env.pop("PYTENSOR_CPU_CAPABILITY", None)
+    try:
+        out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
+                             text=True, check=True).stdout
+        best = int(out.strip())
+    except (subprocess.CalledProcessError, ValueError) as e:
+        print(f"could not ask pytensor for the CPU capability ({e}); testing the default only")
+        best = 0
+    return [CAPABILITY_NAMES[i] for i in range(best, -1, -1)]
+
+
+def c_tests(sanitize: bool, capability: str) -> bool:
     label = "C tests (ASan+UBSan)" if sanitize else "C tests"
+    label += f", {capability} kernels"
     print(f"== {label}", flush=True)
     cmd = ["make", "--no-print-directory", "-s", "-C", os.path.join(ROOT, "tests", "c")]
     if sanitize:
         cmd.append("SAN=1")
     env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0",
-               UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1")
+               UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1",
+               PYTENSOR_CPU_CAPABILITY=capability)
     proc = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     print(proc.stdout, end="", flush=True)
     m = re.search(r"^(\d+) passed, (\d+) failed$", proc.stdout, re.M)
@@ -33,9 +56,9 @@ def c_tests(sanitize: bool) -> bool:
     return ok
 
 
-def py_tests(args: list) -> bool:
-    print("== pytest", flush=True)
-    env = dict(os.environ, PYTHONSAFEPATH="1")
+def py_tests(args: list, capability: str) -> bool:
+    print(f"== pytest, {capability} kernels", flush=True)
+    env = dict(os.environ, PYTHONSAFEPATH="1", PYTENSOR_CPU_CAPABILITY=capability)
     rc = subprocess.call([sys.executable, "-m", "pytest", os.path.join(ROOT, "tests", "py"), *args],
                          cwd=ROOT, env=env)
     if rc == 5:
@@ -46,11 +69,14 @@ def py_tests(args: list) -> bool:
 def main(argv: list) -> int:
     sanitize = "--no-sanitize" not in argv
     pytest_args = [a for a in argv if a != "--no-sanitize"]
-    results = [c_tests(False)]
+    caps = capabilities()
+    results = [(f"C tests ({cap})", c_tests(False, cap)) for cap in caps]
     if sanitize:
-        results.append(c_tests(True))
-    results.append(py_tests(pytest_args or ["-q"]))
-    return 0 if all(results) else 1
+        results.append((f"C tests ASan+UBSan ({caps[0]})", c_tests(True, caps[0])))
+    results += [(f"pytest ({cap})", py_tests(pytest_args or ["-q"], cap)) for cap in caps]
+    print("== summary: " + "; ".join(f"{name} {'ok' if ok else 'FAILED'}" for name, ok in results),
+          flush=True)
+    return 0 if all(ok for _, ok in results) else 1
 
 
 if __name__ == "__main__":
