@@ -656,19 +656,28 @@ def randperm(n: int, *, generator=None, dtype=None, device=None, layout=None,
     return _ret(lib.pt_call_randperm_generator(nn[0], _generator_ptr(generator), dt, -1, dev, -1))
 
 
-def normal(mean=0.0, std=1.0, size=None, *, generator=None, dtype=None, device=None,
+def normal(mean=0.0, std=1.0, size=None, *, generator=None, out=None, dtype=None, device=None,
            layout=None, requires_grad: bool = False) -> Tensor:
-    """Normal samples of the given size with a scalar mean and std.
+    """Normal samples: of the given size with a number mean and std, or elementwise with a tensor
+    mean and/or std (the overloads normal.Tensor_float, .float_Tensor, .Tensor_Tensor).
 
     >>> pytensor.normal(2.0, 0.5, (3,)).shape
     pytensor.Size([3])
+    >>> pytensor.normal(pytensor.zeros(2), 1.0).shape
+    pytensor.Size([2])
     """
     _check_requires_grad(requires_grad)
     if isinstance(mean, Tensor) or isinstance(std, Tensor):
-        raise NotImplementedError(
-            "normal(): tensor mean or std needs elementwise operators, which are not available "
-            "yet; pass numbers and a size"
-        )
+        if size is not None or dtype is not None or device is not None or layout is not None:
+            raise TypeError("normal(): with a tensor mean or std, size, dtype, device and layout "
+                            "come from the tensors and must not be given")
+        from . import ops
+        kwargs = {"generator": generator}
+        if out is not None:
+            kwargs["out"] = out
+        return ops.aten.normal(mean, std, **kwargs)
+    if out is not None:
+        raise TypeError("normal(): out= is only accepted with a tensor mean or std")
     if size is None:
         raise TypeError("normal(): with number mean and std, the argument 'size' is required")
     sizes = _size_args((size,), "normal")

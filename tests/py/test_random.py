@@ -114,8 +114,23 @@ def test_normal_with_number_mean_and_std():
 def test_normal_argument_errors():
     with pytest.raises(TypeError, match="size"):
         pytensor.normal(0.0, 1.0)
-    with pytest.raises(NotImplementedError, match="tensor mean or std"):
-        pytensor.normal(pytensor.zeros(2), 1.0)
+    with pytest.raises(TypeError, match="must not be given"):
+        pytensor.normal(pytensor.zeros(2), 1.0, (2,))
+
+
+def test_normal_with_tensor_mean_or_std_follows_the_overloads():
+    mean = pytensor.arange(4, dtype=pytensor.float64) * 100
+    std = pytensor.full((4,), 0.5, dtype=pytensor.float64)
+    a = pytensor.normal(mean, 1.0, generator=gen(3))
+    b = pytensor.normal(mean, std, generator=gen(3))
+    c = pytensor.normal(0.0, std, generator=gen(3))
+    z = pytensor.randn(4, generator=gen(3), dtype=pytensor.float64)
+    assert a.tolist() == pytest.approx([m + v for m, v in zip(mean.tolist(), z.tolist())])
+    assert b.tolist() == pytest.approx([m + 0.5 * v for m, v in zip(mean.tolist(), z.tolist())])
+    assert c.tolist() == pytest.approx([0.5 * v for v in z.tolist()])
+    out = pytensor.empty(4, dtype=pytensor.float64)
+    r = pytensor.normal(mean, std, generator=gen(3), out=out)
+    assert r is out and out.tolist() == b.tolist()
 
 
 def test_like_forms_follow_the_input():
