@@ -86,8 +86,10 @@ PT_TEST(ops_kernels_fill_the_slots_the_declarations_name)
         const void *fn;
         const char *debug;
         pt_ops_impl(i, &decl, &key, &fn, &debug);
-        CHECK(fn != NULL && debug != NULL && strstr(debug, ".yaml:"));
+        /* Every kernel names its declaration; only boxed-only operators lack an unboxed one. */
+        CHECK(debug != NULL && strstr(debug, ".yaml:"));
         if (key != PT_KEY_BACKEND_SELECT) continue;
+        CHECK(fn != NULL);
         int32_t got = -1;
         const pt_kernel *k = pt_dispatch_slot(pt_ops_decl_op(decl), BIT(key), &got);
         CHECK(got == PT_KEY_BACKEND_SELECT && k->unboxed == fn);
