@@ -111,12 +111,13 @@ def test_invalid_index_types_raise_index_error_naming_the_type(bad):
 
 @pytest.mark.parametrize("adv", [[0, 1], True, pytensor.tensor([0, 1]), np.array([0])],
                          ids=["list", "bool", "tensor", "ndarray"])
-def test_advanced_indexing_raises_not_implemented_naming_it(adv):
-    t, _ = source((4,))
-    with pytest.raises(NotImplementedError, match="advanced indexing"):
-        t[adv]
-    with pytest.raises(NotImplementedError, match="advanced indexing"):
-        t[adv] = 1
+def test_advanced_indices_read_and_write_as_numpy_does(adv):
+    t, a = source((4,))
+    key = adv.numpy() if isinstance(adv, pytensor.Tensor) else adv
+    assert t[adv].tolist() == a[key].tolist()
+    t[adv] = 1
+    a[key] = 1
+    assert t.tolist() == a.tolist()
 
 
 @pytest.mark.parametrize("dtype", [pytensor.float32, pytensor.int32, pytensor.bool,
