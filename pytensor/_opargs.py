@@ -303,8 +303,29 @@ def _is_index(v) -> bool:
     return hasattr(type(v), "__index__")
 
 
+# NumPy's names for torch's arguments, which torch's parser accepts too (so that np.sum(t) and
+# friends, which call t.sum(axis=..., keepdims=..., out=None), work on tensors).
+_NUMPY_NAMES = {"axis": "dim", "keepdims": "keepdim"}
+
+
+def _numpy_kwargs(kwargs: dict) -> dict:
+    """kwargs with NumPy's argument names turned into torch's and `out=None` dropped."""
+    out = {}
+    for k, v in kwargs.items():
+        name = _NUMPY_NAMES.get(k, k)
+        if name in out or (name != k and name in kwargs):
+            raise TypeError(f"got multiple values for argument '{name}' ('{k}' is NumPy's name "
+                            f"for it)")
+        out[name] = v
+    if "out" in out and out["out"] is None:
+        del out["out"]
+    return out
+
+
 def resolve(g: Group, views: list, self_obj, args, kwargs):
     """(view, values) of the first overload that takes the arguments; TypeError otherwise."""
+    if kwargs and ("out" in kwargs or any(k in _NUMPY_NAMES for k in kwargs)):
+        kwargs = _numpy_kwargs(kwargs)
     errors = []
     for view in views:
         try:

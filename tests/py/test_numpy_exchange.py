@@ -174,6 +174,15 @@ def test_numpy_functions_accept_tensors():
     assert np.allclose(np.asarray(t) @ np.eye(2), np.asarray(t))
 
 
+def test_numpy_argument_names_reach_the_reductions():
+    t = pytensor.tensor([[1.0, 2.0], [3.0, 4.0]])
+    assert np.sum(t, axis=0).tolist() == [4.0, 6.0]
+    assert t.sum(axis=1, keepdims=True).tolist() == [[3.0], [7.0]]
+    assert np.mean(t).item() == 2.5
+    with pytest.raises(TypeError, match="multiple values for argument 'dim'"):
+        t.sum(dim=0, axis=1)
+
+
 def test_round_trip_through_numpy_preserves_values_per_dtype():
     for np_type in NP_TYPES:
         a = sample(np_type, (2, 3, 2))
