@@ -1,30 +1,262 @@
-/* blas.c - the BLAS phase of start-up: which BLIS the build linked and which kernel set it runs.
+/* blas.c - the link to BLIS: which kernel set and how many threads it runs (the BLAS phase of
+ * start-up), and the matrix products of the linear-algebra operators through BLIS's typed API.
  *
- * The matrix products themselves arrive with the CPU kernels; this file owns the link to BLIS so
- * that the init report and pytensor.has_blis tell the truth about the build. Without BLIS
- * (PT_HAVE_BLIS unset) the phase reports why and the portable kernels will serve.
+ * At init this file chooses BLIS's kernel set from pytensor's own CPU capability (Note [BLIS
+ * kernel set]), starts BLIS, and reports what runs. A product (Note [one gemm call] in linalg.h)
+ * goes to bli_?dotxv, bli_?gemv or bli_?gemm by its shape, with the operands' own strides, and
+ * runs on as many threads as OpenMP would give a parallel region of pytensor's at that moment
+ * (Note [BLIS threads]). Integer dtypes, and every dtype when the build has no BLIS or
+ * PYTENSOR_BLAS=portable is set at init, go to the portable kernel (gemm_portable.c).
  */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
-#include "internal.h"
+#include "linalg.h"
 
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #ifdef PT_HAVE_BLIS
 #include <blis.h>
 #endif
 
+static int32_t backend = PT_BLAS_PORTABLE;
+
+int32_t pt_blas_backend(void) { return backend; }
+
+int32_t pt_blas_set_backend(int32_t which)
+{
+    int32_t old = backend;
+#ifdef PT_HAVE_BLIS
+    backend = which == PT_BLAS_BLIS ? PT_BLAS_BLIS : PT_BLAS_PORTABLE;
+#else
+    PT_UNUSED(which);
+#endif
+    return old;
+}
+
+bool pt_blas_strides_ok(int64_t m, int64_t n, int64_t *rs, int64_t *cs)
+{
+    if (m <= 1 && n <= 1) {
+        *rs = *cs = 1;
+        return true;
+    }
+    if (m <= 1) *rs = (*cs < 0 ? -*cs : *cs) * n; /* a row: any row stride past its end */
+    if (n <= 1) *cs = (*rs < 0 ? -*rs : *rs) * m;
+    int64_t r = *rs < 0 ? -*rs : *rs, c = *cs < 0 ? -*cs : *cs;
+    if (r == 0 || c == 0) return false;
+    /* Dense or gapped in one of the two orders: the forms in which no two elements meet. */
+    if (r <= c) return r * m <= c;
+    return c * n <= r;
+}
+
+/* ---------------------------------------------------------------- BLIS */
+#ifdef PT_HAVE_BLIS
+
+/* Note [BLIS threads]
+ * Debian's libblis is built with OpenMP and reads BLIS_NUM_THREADS / OMP_NUM_THREADS once, at its
+ * init; without them it runs one thread. pytensor's kernels use omp_get_max_threads(), which
+ * follows omp_set_num_threads at any time, so each call passes that count in its own rntm_t
+ * (the caller's g->threads) instead of relying on BLIS's global setting. Inside a parallel region
+ * of pytensor's (a batch split across threads), a call gets one thread. BLIS 0.9 threads only its
+ * level-3 operations: its dotxv and gemv get a one-thread rntm_t, as a larger count trips an
+ * assertion in its thread set-up ("Expanding prenode for non-IC loop?") that aborts. */
+static void blis_rntm(int32_t threads, rntm_t *rntm)
+{
+    rntm_t init = BLIS_RNTM_INITIALIZER;
+    *rntm = init;
+    bli_rntm_set_num_threads(threads > 0 ? threads : 1, rntm);
+}
+
+#define PT_BLIS_CALLS(ch, ctype)                                                                   \
+    static void blis_##ch(const pt_gemm *g, rntm_t *rntm, rntm_t *one)                             \
+    {                                                                                              \
+        ctype *alpha = (ctype *)g->alpha.bytes, *beta = (ctype *)g->beta.bytes;                    \
+        ctype *a = (ctype *)g->a, *b = (ctype *)g->b, *c = (ctype *)g->c;                          \
+        conj_t conj = g->conj_a ? BLIS_CONJUGATE : BLIS_NO_CONJUGATE;                              \
+        if (g->m == 1 && g->n == 1)                                                                \
+            bli_##ch##dotxv_ex(conj, BLIS_NO_CONJUGATE, g->k, alpha, a, g->csa, b, g->rsb, beta,  \
+                               c, NULL, one);                                                      \
+        else if (g->n == 1)                                                                        \
+            bli_##ch##gemv_ex(g->conj_a ? BLIS_CONJ_NO_TRANSPOSE : BLIS_NO_TRANSPOSE,              \
+                              BLIS_NO_CONJUGATE, g->m, g->k, alpha, a, g->rsa, g->csa, b, g->rsb,  \
+                              beta, c, g->rsc, NULL, one);                                         \
+        else if (g->m == 1) /* c^T = a^T b, as c = b^T a with b^T's strides swapped */             \
+            bli_##ch##gemv_ex(BLIS_NO_TRANSPOSE, conj, g->n, g->k, alpha, b, g->csb, g->rsb, a,    \
+                              g->csa, beta, c, g->csc, NULL, one);                                 \
+        else                                                                                       \
+            bli_##ch##gemm_ex(g->conj_a ? BLIS_CONJ_NO_TRANSPOSE : BLIS_NO_TRANSPOSE,              \
+                              BLIS_NO_TRANSPOSE, g->m, g->n, g->k, alpha, a, g->rsa, g->csa, b,    \
+                              g->rsb, g->csb, beta, c, g->rsc, g->csc, NULL, rntm);                \
+    }
+PT_BLIS_CALLS(s, float)
+PT_BLIS_CALLS(d, double)
+PT_BLIS_CALLS(c, scomplex)
+PT_BLIS_CALLS(z, dcomplex)
+#undef PT_BLIS_CALLS
+
+static bool blis_serves(int32_t dtype)
+{
+    return dtype == PT_FLOAT32 || dtype == PT_FLOAT64 || dtype == PT_COMPLEX64 ||
+           dtype == PT_COMPLEX128;
+}
+
+pt_status pt_blas_gemm(const pt_gemm *g)
+{
+    if (backend != PT_BLAS_BLIS || !blis_serves(g->dtype)) return pt_gemm_portable(g);
+    rntm_t rntm, one;
+    blis_rntm(g->threads, &rntm);
+    blis_rntm(1, &one);
+    switch (g->dtype) {
+    case PT_FLOAT32: blis_s(g, &rntm, &one); break;
+    case PT_FLOAT64: blis_d(g, &rntm, &one); break;
+    case PT_COMPLEX64: blis_c(g, &rntm, &one); break;
+    default: blis_z(g, &rntm, &one); break;
+    }
+    return PT_OK;
+}
+
+/* Note [BLIS kernel set]
+ * BLIS 0.9 picks its kernel set at its init from cpuid, and on x86 tells Skylake-X class cores
+ * from others by the number of AVX-512 FMA units, which it infers from the brand string. Where
+ * that string is generic ("Intel(R) Xeon(R) Processor", as on many cloud machines) it falls back
+ * to its Haswell (AVX2) kernels on AVX-512 cores: one-core sgemm at n = 2048 measured ~105
+ * GFLOP/s with them and ~160 with the 'skx' kernels on the development machines. So pytensor
+ * chooses: AVX-512 in use on an Intel CPU -> skx; AVX-512 detected but lowered to AVX2 by
+ * PYTENSOR_CPU_CAPABILITY -> haswell, so that BLIS does not use what the user turned off;
+ * otherwise BLIS's own choice (on AMD its zen kernels, which pytensor has not measured against).
+ * Debian's 0.9 exports no bli_arch_set_id, so the choice goes through BLIS_ARCH_TYPE (an arch_t
+ * number), set just for bli_init and removed again; a BLIS_ARCH_TYPE set by the user wins when it
+ * names a kernel set this BLIS has (any other value would make BLIS abort, so it is dropped and
+ * the report says so). */
+static bool arch_configured(long id)
+{
+    switch (id) {
+#ifdef BLIS_CONFIG_SKX
+    case BLIS_ARCH_SKX:
+#endif
+#ifdef BLIS_CONFIG_KNL
+    case BLIS_ARCH_KNL:
+#endif
+#ifdef BLIS_CONFIG_HASWELL
+    case BLIS_ARCH_HASWELL:
+#endif
+#ifdef BLIS_CONFIG_SANDYBRIDGE
+    case BLIS_ARCH_SANDYBRIDGE:
+#endif
+#ifdef BLIS_CONFIG_PENRYN
+    case BLIS_ARCH_PENRYN:
+#endif
+#ifdef BLIS_CONFIG_ZEN3
+    case BLIS_ARCH_ZEN3:
+#endif
+#ifdef BLIS_CONFIG_ZEN2
+    case BLIS_ARCH_ZEN2:
+#endif
+#ifdef BLIS_CONFIG_ZEN
+    case BLIS_ARCH_ZEN:
+#endif
+#ifdef BLIS_CONFIG_GENERIC
+    case BLIS_ARCH_GENERIC:
+#endif
+        return true;
+    default: return false;
+    }
+}
+
+static bool cpu_is_intel(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    unsigned int words[4] = {0};
+    __asm__ volatile("cpuid" : "=a"(words[0]), "=b"(words[1]), "=c"(words[2]), "=d"(words[3])
+                     : "a"(0), "c"(0));
+    return words[1] == 0x756e6547u && words[3] == 0x49656e69u && words[2] == 0x6c65746eu;
+#else
+    return false;
+#endif
+}
+
+/* The arch_t to request (-1: none) and why, per Note [BLIS kernel set]. */
+static long choose_arch(const char **why)
+{
+    const char *user = getenv("BLIS_ARCH_TYPE");
+    bool dropped = false;
+    if (user && *user) {
+        char *end = NULL;
+        long id = strtol(user, &end, 10);
+        if (end != user && *end == '\0' && arch_configured(id)) {
+            *why = "set by BLIS_ARCH_TYPE";
+            return -1;
+        }
+        unsetenv("BLIS_ARCH_TYPE");
+        dropped = true;
+    }
+    int32_t cap = pt_cpu_capability(), detected = pt_cpu_capability_detected();
+#ifdef BLIS_CONFIG_SKX
+    if (cap == PT_CPU_AVX512 && cpu_is_intel()) {
+        *why = dropped ? "chosen for avx512; BLIS_ARCH_TYPE dropped: not a kernel set of this BLIS"
+                       : "chosen for avx512";
+        return BLIS_ARCH_SKX;
+    }
+#endif
+#ifdef BLIS_CONFIG_HASWELL
+    if (cap == PT_CPU_AVX2 && detected == PT_CPU_AVX512) {
+        *why = dropped ? "chosen for avx2; BLIS_ARCH_TYPE dropped: not a kernel set of this BLIS"
+                       : "chosen for avx2, as PYTENSOR_CPU_CAPABILITY asks";
+        return BLIS_ARCH_HASWELL;
+    }
+#endif
+    PT_UNUSED(detected);
+    *why = dropped ? "BLIS's own choice; BLIS_ARCH_TYPE dropped: not a kernel set of this BLIS"
+                   : "BLIS's own choice";
+    return -1;
+}
+
+static int32_t default_threads(void)
+{
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
 pt_status pt_blas_init(int64_t *count, const char **detail)
 {
-#ifdef PT_HAVE_BLIS
-    static char line[128];
-    arch_t arch = bli_arch_query_id();
-    snprintf(line, sizeof line, "BLIS %s, %s kernels", bli_info_get_version_str(),
-             bli_arch_string(arch));
+    static char line[256];
+    const char *why = "";
+    long request = choose_arch(&why);
+    if (request >= 0) {
+        char id[16];
+        snprintf(id, sizeof id, "%ld", request);
+        setenv("BLIS_ARCH_TYPE", id, 1);
+    }
+    bli_init();
+    arch_t arch = bli_arch_query_id(); /* fixes the choice: BLIS reads the variable once */
+    if (request >= 0) unsetenv("BLIS_ARCH_TYPE");
+    bli_thread_set_num_threads(default_threads());
+    const char *env = getenv("PYTENSOR_BLAS");
+    bool portable = env && strcmp(env, "portable") == 0;
+    backend = portable ? PT_BLAS_PORTABLE : PT_BLAS_BLIS;
+    snprintf(line, sizeof line, "BLIS %s, %s kernels (%s)%s", bli_info_get_version_str(),
+             bli_arch_string(arch), why,
+             portable ? "; portable kernels in use (PYTENSOR_BLAS=portable)" : "");
     *detail = line;
     *count = 1;
     return pt_config_set("blis", line);
-#else
+}
+
+#else /* no BLIS */
+
+pt_status pt_blas_gemm(const pt_gemm *g) { return pt_gemm_portable(g); }
+
+pt_status pt_blas_init(int64_t *count, const char **detail)
+{
+    backend = PT_BLAS_PORTABLE;
     *detail = "not found at build time (portable kernels serve)";
     *count = 0;
     return pt_config_set("blis", "no");
-#endif
 }
+
+#endif
