@@ -757,18 +757,60 @@ def _operator_fallback(dunder: str, self, *other):
     """The Python form of a Tensor operator dunder, which the number slots of _TensorBase call
     for what their C path does not take (other operand types, errors)."""
     from . import _opsgen
+    name, overload = _OPERATOR_DUNDERS[dunder]
+    if other and (not overload or dunder == "__rshift__"):
+        return _binary_fallback(dunder, name, self, other[0])
     return _opsgen.operator_fallback(dunder, self, *other)
 
 
+def _binary_fallback(dunder: str, name: str, self, other):
+    """The Python form of the binary dunders that _opsgen._form would misread: those whose
+    operator has no overload name (floor_divide, matmul), read as unary, and __rshift__, read as
+    a reflected dunder. The operator's method with the operands in the dunder's order
+    (NotImplemented when the operator is not declared or other is not a Tensor or a number)."""
+    from . import _opargs
+    out = ffi.new("pt_op **")
+    if lib.pt_dispatch_find(f"aten::{name}".encode(), _OPERATOR_DUNDERS[dunder][1].encode(),
+                            out) != 0:
+        lib.pt_error_clear()
+        return NotImplemented
+    if not isinstance(other, Tensor):
+        if not _opargs._is_number(other):
+            return NotImplemented
+        other = _opargs.wrapped_number(other)
+    fn = getattr(Tensor, name)
+    if dunder.startswith("__r") and dunder != "__rshift__":
+        return fn(other, self)
+    return fn(self, other)
+
+
+def _dunders(name: str, op: str, inplace_overload: str = "Tensor", overload: str = "Tensor",
+             reflected: bool = True) -> dict:
+    """The forward, reflected and in-place dunders of a binary Python operator."""
+    d = {f"__{name}__": (op, overload), f"__i{name}__": (op + "_", inplace_overload)}
+    if reflected:
+        d[f"__r{name}__"] = (op, overload)
+    return d
+
+
 # dunder -> the operator whose declaration it needs ("aten::name", overload). _TensorBase's number
-# slots call that operator's thunk (Note [Tensor number slots]); the Python form (_opsgen._form
-# says how each calls it) is made on first use by _operator_fallback.
+# slots and comparisons call that operator's thunk (Note [Tensor number slots]); the Python form
+# (_opsgen._form says how each calls it) is made on first use by _operator_fallback. Each dunder
+# here has a slot in csrc/python/pt_python.c; one whose operator is not declared raises
+# TypeError ("unsupported operand type(s)"), as Python does for a type without the operator.
 _OPERATOR_DUNDERS = {
-    "__add__": ("add", "Tensor"), "__radd__": ("add", "Tensor"), "__iadd__": ("add_", "Tensor"),
-    "__sub__": ("sub", "Tensor"), "__rsub__": ("sub", "Tensor"), "__isub__": ("sub_", "Tensor"),
-    "__mul__": ("mul", "Tensor"), "__rmul__": ("mul", "Tensor"), "__imul__": ("mul_", "Tensor"),
-    "__truediv__": ("div", "Tensor"), "__rtruediv__": ("div", "Tensor"),
-    "__itruediv__": ("div_", "Tensor"), "__neg__": ("neg", ""),
+    **_dunders("add", "add"), **_dunders("sub", "sub"), **_dunders("mul", "mul"),
+    **_dunders("truediv", "div"),
+    **_dunders("floordiv", "floor_divide", overload=""),
+    **_dunders("mod", "remainder"),
+    **_dunders("pow", "pow", overload="Tensor_Tensor"),
+    "__matmul__": ("matmul", ""), "__rmatmul__": ("matmul", ""), "__imatmul__": ("matmul_", ""),
+    **_dunders("and", "bitwise_and"), **_dunders("or", "bitwise_or"),
+    **_dunders("xor", "bitwise_xor"),
+    **_dunders("lshift", "bitwise_left_shift"), **_dunders("rshift", "bitwise_right_shift"),
+    "__neg__": ("neg", ""), "__invert__": ("bitwise_not", ""), "__abs__": ("abs", ""),
+    "__eq__": ("eq", "Tensor"), "__ne__": ("ne", "Tensor"), "__lt__": ("lt", "Tensor"),
+    "__le__": ("le", "Tensor"), "__gt__": ("gt", "Tensor"), "__ge__": ("ge", "Tensor"),
 }
 
 

@@ -19,7 +19,7 @@
 
 PT_CPU_STUB(binary, pt_binary_table, "add, sub and mul loops by loop dtype")
 
-enum { FUNCTIONAL = 0, INPLACE = 1, OUT = 2 };
+enum { FUNCTIONAL = PT_BINARY_FUNCTIONAL, INPLACE = PT_BINARY_INPLACE, OUT = PT_BINARY_OUT };
 
 static const char *const op_names[PT_BINARY_OP_COUNT] = {"add", "sub", "add", "mul"};
 
@@ -111,7 +111,8 @@ static pt_status binary_general(const call *c, pt_tensor **out)
 {
     if (c->op == PT_BINARY_SUB) PT_TRY(sub_check(c->a, c->b));
     pt_iter it;
-    pt_iter_init(&it, op_names[c->op], PT_ITER_PROMOTE | (c->mode == INPLACE ? PT_ITER_INPLACE : 0));
+    pt_iter_init(&it, op_names[c->op],
+                 PT_ITER_PROMOTE | (c->mode == INPLACE ? PT_ITER_INPLACE : 0));
     pt_iter_add_output(&it, c->target, c->mode == OUT ? "out" : "self");
     pt_iter_add_input(&it, c->a, "self");
     pt_iter_add_input(&it, c->b, "other");
@@ -134,6 +135,46 @@ static bool same_sizes(const pt_tensor *a, const pt_tensor *b)
 {
     return a->ndim == b->ndim &&
            (a->ndim == 0 || memcmp(a->sizes, b->sizes, sizeof(int64_t) * (size_t)a->ndim) == 0);
+}
+
+/* ---------------------------------------------------------------- helpers for the fronts */
+
+pt_status pt_binary_check(const char *name, int mode, const pt_tensor *a, const pt_tensor *b,
+                          pt_tensor *out_arg, pt_tensor **out)
+{
+    if (!out) return PT_ERROR(PT_ERR_VALUE, "%s: out must not be NULL", name);
+    PT_TRY(pt_iter_check_operand(a, name, "self"));
+    if (b) PT_TRY(pt_iter_check_operand(b, name, "other"));
+    if (mode == PT_BINARY_OUT) PT_TRY(pt_iter_check_operand(out_arg, name, "out"));
+    return PT_OK;
+}
+
+pt_status pt_binary_build(pt_iter *it, const char *name, int32_t flags, int32_t common,
+                          int32_t out_dtype, int mode, const pt_tensor *a, const pt_tensor *b,
+                          pt_tensor *out_arg)
+{
+    pt_tensor *target = mode == PT_BINARY_INPLACE ? (pt_tensor *)a
+                        : mode == PT_BINARY_OUT   ? out_arg
+                                                  : NULL;
+    pt_iter_init(it, name, flags | (mode == PT_BINARY_INPLACE ? PT_ITER_INPLACE : 0));
+    it->common = common;
+    it->out_dtype = out_dtype;
+    pt_iter_add_output(it, target, mode == PT_BINARY_OUT ? "out" : "self");
+    pt_iter_add_input(it, a, "self");
+    if (b) pt_iter_add_input(it, b, "other");
+    return pt_iter_build(it);
+}
+
+pt_status pt_binary_result_type(const pt_tensor *a, const pt_tensor *b, int32_t *out)
+{
+    pt_tensor *pair[2] = {(pt_tensor *)a, (pt_tensor *)b};
+    return pt_result_type(2, pair, out);
+}
+
+pt_status pt_binary_unsupported(const char *kernel, int32_t dtype)
+{
+    return PT_ERROR(PT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", kernel,
+                    pt_iter_type_name(dtype));
 }
 
 /* ---------------------------------------------------------------- the fast path */
@@ -173,55 +214,72 @@ static bool loop_aligned(const pt_tensor *t)
     return (uintptr_t)pt_tensor_data(t) % (uintptr_t)align == 0;
 }
 
-enum { FAST_NONE, FAST_SAME, FAST_SCALAR };
-
 /* Note [binary fast paths]
- * Two shapes of call skip the general path, because they are what `a + b` and `a + 1` on small
- * tensors look like and per-call overhead dominates there; in both the rules above give `a`'s
- * dtype and a contiguous output of `a`'s shape, so none of them needs to run:
+ * Two shapes of call skip the general path, because they are what `a + b`, `a < b` and `a + 1`
+ * on small tensors look like and per-call overhead dominates there; in both the iterator's rules
+ * give `a`'s dtype as the common dtype and a contiguous output of `a`'s shape, so none of them
+ * needs to run:
  *   FAST_SAME: a and b of one dtype and shape, both contiguous (torch's "fast setup"); two
  *     wrapped numbers are excluded, as they would promote to the default dtype;
  *   FAST_SCALAR: b is 0-d and of a category no higher than a's, where a is dimensioned (or a
  *     plain 0-d tensor and b a wrapped number), and a has row-major strides: b is cast to a's
  *     dtype once and read with stride 0.
- * Both need a compute dtype the loops read directly (not float16/bfloat16), alpha 1, CPU tensors,
- * an aligned `a`, and fewer elements than a thread split would take. */
+ * Both need a compute dtype the loops read directly (not float16/bfloat16), CPU tensors, an
+ * aligned `a`, and fewer elements than a thread split would take. The front adds what only it
+ * knows (alpha 1 for add, a loop for a's dtype, an output dtype that the common dtype decides). */
+int pt_binary_fast_kind(const pt_tensor *a, const pt_tensor *b)
+{
+    int32_t dt = a->dtype;
+    if (dt >= PT_DTYPE_BUILTIN_COUNT || dt == PT_FLOAT16 || dt == PT_BFLOAT16)
+        return PT_BINARY_FAST_NONE;
+    if (a->device.type != PT_DEV_CPU || b->device.type != PT_DEV_CPU) return PT_BINARY_FAST_NONE;
+    if (a->numel >= 2 * PT_GRAIN || !contiguous(a) || !loop_aligned(a))
+        return PT_BINARY_FAST_NONE;
+    if (b->dtype == dt && same_sizes(a, b)) {
+        if (a->wrapped_number && b->wrapped_number) return PT_BINARY_FAST_NONE;
+        return contiguous(b) && loop_aligned(b) ? PT_BINARY_FAST_SAME : PT_BINARY_FAST_NONE;
+    }
+    if (b->ndim != 0 || b->dtype >= PT_DTYPE_BUILTIN_COUNT) return PT_BINARY_FAST_NONE;
+    if (a->ndim == 0 && (a->wrapped_number || !b->wrapped_number)) return PT_BINARY_FAST_NONE;
+    if (category(b->dtype) > category(dt) || !canonical(a)) return PT_BINARY_FAST_NONE;
+    return PT_BINARY_FAST_SCALAR;
+}
+
+pt_status pt_binary_fast_run(int kind, const pt_tensor *a, const pt_tensor *b, int32_t out_dtype,
+                             pt_loop_fn loop, void *ctx, pt_tensor **out)
+{
+    pt_tensor *r;
+    PT_TRY(pt_tensor_empty(a->ndim, a->sizes, out_dtype, a->device, &r));
+    if (r->numel > 0) {
+        int64_t sz = pt_dtype_itemsize(a->dtype);
+        int64_t strides[3] = {pt_dtype_itemsize(out_dtype), sz,
+                              kind == PT_BINARY_FAST_SAME ? sz : 0};
+        pt_binary_value scalar;
+        char *data[3] = {pt_tensor_data(r), pt_tensor_data(a), pt_tensor_data(b)};
+        if (kind == PT_BINARY_FAST_SCALAR) {
+            pt_dtype_cast_fn(b->dtype, a->dtype)((char *)scalar.bytes, 0, data[2], 0, 1);
+            data[2] = (char *)scalar.bytes;
+        }
+        loop(data, strides, r->numel, ctx);
+    }
+    *out = r;
+    return PT_OK;
+}
+
 static int fast_kind(const call *c)
 {
-    const pt_tensor *a = c->a, *b = c->b;
-    int32_t dt = a->dtype;
-    if (dt >= PT_DTYPE_BUILTIN_COUNT || dt == PT_FLOAT16 || dt == PT_BFLOAT16) return FAST_NONE;
-    if (c->op == PT_BINARY_SUB && (dt == PT_BOOL || b->dtype == PT_BOOL)) return FAST_NONE;
-    if (a->device.type != PT_DEV_CPU || b->device.type != PT_DEV_CPU) return FAST_NONE;
-    if (c->alpha && !(c->alpha->kind == PT_SCALAR_INT && c->alpha->i == 1)) return FAST_NONE;
-    if (a->numel >= 2 * PT_GRAIN || !contiguous(a) || !loop_aligned(a)) return FAST_NONE;
-    if (b->dtype == dt && same_sizes(a, b)) {
-        if (a->wrapped_number && b->wrapped_number) return FAST_NONE;
-        return contiguous(b) && loop_aligned(b) ? FAST_SAME : FAST_NONE;
-    }
-    if (b->ndim != 0 || b->dtype >= PT_DTYPE_BUILTIN_COUNT) return FAST_NONE;
-    if (a->ndim == 0 && (a->wrapped_number || !b->wrapped_number)) return FAST_NONE;
-    if (category(b->dtype) > category(dt) || !canonical(a)) return FAST_NONE;
-    return FAST_SCALAR;
+    if (c->op == PT_BINARY_SUB && (c->a->dtype == PT_BOOL || c->b->dtype == PT_BOOL))
+        return PT_BINARY_FAST_NONE;
+    if (c->alpha && !(c->alpha->kind == PT_SCALAR_INT && c->alpha->i == 1))
+        return PT_BINARY_FAST_NONE;
+    return pt_binary_fast_kind(c->a, c->b);
 }
 
 static pt_status binary_fast(const call *c, int kind, pt_tensor **out)
 {
-    pt_tensor *r;
-    PT_TRY(pt_tensor_empty(c->a->ndim, c->a->sizes, c->a->dtype, c->a->device, &r));
-    if (r->numel > 0) {
-        int64_t sz = pt_dtype_itemsize(r->dtype);
-        int64_t strides[3] = {sz, sz, kind == FAST_SAME ? sz : 0};
-        pt_binary_value unused = {0}, scalar;
-        char *data[3] = {pt_tensor_data(r), pt_tensor_data(c->a), pt_tensor_data(c->b)};
-        if (kind == FAST_SCALAR) {
-            pt_dtype_cast_fn(c->b->dtype, r->dtype)((char *)scalar.bytes, 0, data[2], 0, 1);
-            data[2] = (char *)scalar.bytes;
-        }
-        binary_loop(c->op, r->dtype)(data, strides, r->numel, &unused);
-    }
-    *out = r;
-    return PT_OK;
+    pt_binary_value unused = {0};
+    return pt_binary_fast_run(kind, c->a, c->b, c->a->dtype, binary_loop(c->op, c->a->dtype),
+                              &unused, out);
 }
 
 /* ---------------------------------------------------------------- entry points */
@@ -235,8 +293,8 @@ static pt_status binary(int32_t op, int mode, pt_tensor *a, pt_tensor *b, const 
     PT_TRY(pt_iter_check_operand(b, name, "other"));
     if (mode == OUT) PT_TRY(pt_iter_check_operand(out_arg, name, "out"));
     call c = {op, mode, a, b, alpha, mode == INPLACE ? a : mode == OUT ? out_arg : NULL};
-    int kind = mode == FUNCTIONAL ? fast_kind(&c) : FAST_NONE;
-    return kind != FAST_NONE ? binary_fast(&c, kind, out) : binary_general(&c, out);
+    int kind = mode == FUNCTIONAL ? fast_kind(&c) : PT_BINARY_FAST_NONE;
+    return kind != PT_BINARY_FAST_NONE ? binary_fast(&c, kind, out) : binary_general(&c, out);
 }
 
 pt_status pt_kernel_add(pt_tensor *self, pt_tensor *other, const pt_scalar *alpha, pt_tensor **out)

@@ -20,9 +20,10 @@
  *    by pytensor/_opsgen.py, which gives the same result for the same arguments and owns every
  *    error message. _FastFunction / _FastMethod (vectorcall; the method form is a method
  *    descriptor, so `t.add(u)` creates no bound method) pair a thunk with that binding.
- *  - The number slots of _TensorBase run `+ - *` (and their reflected and in-place forms) through
- *    the thunks of the operators pytensor._tensor names for them, wrapping a Python number as a
- *    0-dim "wrapped number" tensor in C; anything else goes to a Python fallback.
+ *  - The number slots of _TensorBase (`+ - * / // % ** @ & | ^ << >>`, their reflected and
+ *    in-place forms, unary `- ~ abs()`) and its comparisons (`== != < <= > >=`) run through the
+ *    thunks of the operators pytensor._tensor names for them, wrapping a Python number as a 0-dim
+ *    "wrapped number" tensor in C; anything else goes to a Python fallback.
  * The GIL stays held for small work (releasing and taking it back costs more than adding two
  * numbers) and is released when the tensor arguments hold PTPY_RELEASE_GIL_ELEMENTS or more
  * elements, so long kernels let other Python threads run. Python kernels reached from a thunk
@@ -333,9 +334,15 @@ static const ptpy_thunk_entry *ptpy_find_thunk(const char *ident)
  * a form (how its operator takes the operands, as pytensor._opsgen._form describes) and, once
  * pytensor._tensor has looked its operator up, a thunk. */
 enum { PTPY_BINARY, PTPY_REFLECTED, PTPY_COMMUTED, PTPY_INPLACE, PTPY_UNARY };
+/* Each binary operator's three dunders in a row: forward, reflected, in place. */
+#define PTPY_TRIPLE(NAME) PTPY_##NAME, PTPY_R##NAME, PTPY_I##NAME
 enum {
-    PTPY_ADD, PTPY_RADD, PTPY_IADD, PTPY_SUB, PTPY_RSUB, PTPY_ISUB, PTPY_MUL, PTPY_RMUL, PTPY_IMUL,
-    PTPY_TRUEDIV, PTPY_RTRUEDIV, PTPY_ITRUEDIV, PTPY_NEG, PTPY_OPERATOR_COUNT
+    PTPY_TRIPLE(ADD), PTPY_TRIPLE(SUB), PTPY_TRIPLE(MUL), PTPY_TRIPLE(TRUEDIV),
+    PTPY_TRIPLE(FLOORDIV), PTPY_TRIPLE(MOD), PTPY_TRIPLE(POW), PTPY_TRIPLE(MATMUL),
+    PTPY_TRIPLE(AND), PTPY_TRIPLE(OR), PTPY_TRIPLE(XOR), PTPY_TRIPLE(LSHIFT), PTPY_TRIPLE(RSHIFT),
+    PTPY_NEG, PTPY_INVERT, PTPY_ABS,
+    PTPY_LT, PTPY_LE, PTPY_EQ, PTPY_NE, PTPY_GT, PTPY_GE, /* in the order of Py_LT .. Py_GE */
+    PTPY_OPERATOR_COUNT
 };
 typedef struct {
     const char *dunder;
@@ -343,21 +350,37 @@ typedef struct {
     ptpy_thunk thunk; /* set by _set_operator */
 } ptpy_operator;
 
+/* REFL is the form of the reflected dunder: commuted where the operator is symmetric. */
+#define PTPY_DUNDERS(NAME, name, REFL)                                                            \
+    [PTPY_##NAME] = {"__" name "__", PTPY_BINARY, NULL},                                          \
+    [PTPY_R##NAME] = {"__r" name "__", REFL, NULL},                                               \
+    [PTPY_I##NAME] = {"__i" name "__", PTPY_INPLACE, NULL}
 static ptpy_operator ptpy_operators[PTPY_OPERATOR_COUNT] = {
-    [PTPY_ADD] = {"__add__", PTPY_BINARY, NULL},
-    [PTPY_RADD] = {"__radd__", PTPY_COMMUTED, NULL},
-    [PTPY_IADD] = {"__iadd__", PTPY_INPLACE, NULL},
-    [PTPY_SUB] = {"__sub__", PTPY_BINARY, NULL},
-    [PTPY_RSUB] = {"__rsub__", PTPY_REFLECTED, NULL},
-    [PTPY_ISUB] = {"__isub__", PTPY_INPLACE, NULL},
-    [PTPY_MUL] = {"__mul__", PTPY_BINARY, NULL},
-    [PTPY_RMUL] = {"__rmul__", PTPY_COMMUTED, NULL},
-    [PTPY_IMUL] = {"__imul__", PTPY_INPLACE, NULL},
-    [PTPY_TRUEDIV] = {"__truediv__", PTPY_BINARY, NULL},
-    [PTPY_RTRUEDIV] = {"__rtruediv__", PTPY_REFLECTED, NULL},
-    [PTPY_ITRUEDIV] = {"__itruediv__", PTPY_INPLACE, NULL},
+    PTPY_DUNDERS(ADD, "add", PTPY_COMMUTED),
+    PTPY_DUNDERS(SUB, "sub", PTPY_REFLECTED),
+    PTPY_DUNDERS(MUL, "mul", PTPY_COMMUTED),
+    PTPY_DUNDERS(TRUEDIV, "truediv", PTPY_REFLECTED),
+    PTPY_DUNDERS(FLOORDIV, "floordiv", PTPY_REFLECTED),
+    PTPY_DUNDERS(MOD, "mod", PTPY_REFLECTED),
+    PTPY_DUNDERS(POW, "pow", PTPY_REFLECTED),
+    PTPY_DUNDERS(MATMUL, "matmul", PTPY_REFLECTED),
+    PTPY_DUNDERS(AND, "and", PTPY_COMMUTED),
+    PTPY_DUNDERS(OR, "or", PTPY_COMMUTED),
+    PTPY_DUNDERS(XOR, "xor", PTPY_COMMUTED),
+    PTPY_DUNDERS(LSHIFT, "lshift", PTPY_REFLECTED),
+    PTPY_DUNDERS(RSHIFT, "rshift", PTPY_REFLECTED),
     [PTPY_NEG] = {"__neg__", PTPY_UNARY, NULL},
+    [PTPY_INVERT] = {"__invert__", PTPY_UNARY, NULL},
+    [PTPY_ABS] = {"__abs__", PTPY_UNARY, NULL},
+    [PTPY_LT] = {"__lt__", PTPY_BINARY, NULL},
+    [PTPY_LE] = {"__le__", PTPY_BINARY, NULL},
+    [PTPY_EQ] = {"__eq__", PTPY_BINARY, NULL},
+    [PTPY_NE] = {"__ne__", PTPY_BINARY, NULL},
+    [PTPY_GT] = {"__gt__", PTPY_BINARY, NULL},
+    [PTPY_GE] = {"__ge__", PTPY_BINARY, NULL},
 };
+_Static_assert(Py_LT == 0 && Py_LE == 1 && Py_EQ == 2 && Py_NE == 3 && Py_GT == 4 && Py_GE == 5,
+               "the comparison dunders follow CPython's operator numbers");
 
 /* A Python bool, int, float or complex as a 0-dim CPU "wrapped number" tensor object (PyTorch's
  * scalar_to_tensor: bool, int64, float64, complex128); an int beyond int64 raises OverflowError
@@ -432,57 +455,115 @@ static PyObject *ptpy_binary(int which, PyObject *self, PyObject *other)
     return ptpy_operator_fallback(which, self, other);
 }
 
-#define PTPY_BINARY_SLOT(slot, fwd, refl)                                                         \
+#define PTPY_BINARY_SLOT(slot, NAME)                                                              \
     static PyObject *slot(PyObject *a, PyObject *b)                                               \
     {                                                                                             \
-        return ptpy_tensor_of(a) ? ptpy_binary(fwd, a, b) : ptpy_binary(refl, b, a);              \
+        return ptpy_tensor_of(a) ? ptpy_binary(PTPY_##NAME, a, b)                                 \
+                                 : ptpy_binary(PTPY_R##NAME, b, a);                               \
+    }                                                                                             \
+    static PyObject *slot##_inplace(PyObject *a, PyObject *b)                                     \
+    {                                                                                             \
+        return ptpy_binary(PTPY_I##NAME, a, b);                                                   \
     }
-PTPY_BINARY_SLOT(ptpy_nb_add, PTPY_ADD, PTPY_RADD)
-PTPY_BINARY_SLOT(ptpy_nb_subtract, PTPY_SUB, PTPY_RSUB)
-PTPY_BINARY_SLOT(ptpy_nb_multiply, PTPY_MUL, PTPY_RMUL)
-PTPY_BINARY_SLOT(ptpy_nb_true_divide, PTPY_TRUEDIV, PTPY_RTRUEDIV)
+PTPY_BINARY_SLOT(ptpy_nb_add, ADD)
+PTPY_BINARY_SLOT(ptpy_nb_subtract, SUB)
+PTPY_BINARY_SLOT(ptpy_nb_multiply, MUL)
+PTPY_BINARY_SLOT(ptpy_nb_true_divide, TRUEDIV)
+PTPY_BINARY_SLOT(ptpy_nb_floor_divide, FLOORDIV)
+PTPY_BINARY_SLOT(ptpy_nb_remainder, MOD)
+PTPY_BINARY_SLOT(ptpy_nb_matrix_multiply, MATMUL)
+PTPY_BINARY_SLOT(ptpy_nb_and, AND)
+PTPY_BINARY_SLOT(ptpy_nb_or, OR)
+PTPY_BINARY_SLOT(ptpy_nb_xor, XOR)
+PTPY_BINARY_SLOT(ptpy_nb_lshift, LSHIFT)
+PTPY_BINARY_SLOT(ptpy_nb_rshift, RSHIFT)
 
-#define PTPY_INPLACE_SLOT(slot, which)                                                            \
-    static PyObject *slot(PyObject *a, PyObject *b) { return ptpy_binary(which, a, b); }
-PTPY_INPLACE_SLOT(ptpy_nb_inplace_add, PTPY_IADD)
-PTPY_INPLACE_SLOT(ptpy_nb_inplace_subtract, PTPY_ISUB)
-PTPY_INPLACE_SLOT(ptpy_nb_inplace_multiply, PTPY_IMUL)
-PTPY_INPLACE_SLOT(ptpy_nb_inplace_true_divide, PTPY_ITRUEDIV)
-
-static PyObject *ptpy_nb_negative(PyObject *a)
+/* pow(a, b, modulo) has no tensor form: only the two-argument power is served. */
+static PyObject *ptpy_nb_power(PyObject *a, PyObject *b, PyObject *modulo)
 {
-    const ptpy_operator *o = &ptpy_operators[PTPY_NEG];
+    if (modulo != Py_None) Py_RETURN_NOTIMPLEMENTED;
+    return ptpy_tensor_of(a) ? ptpy_binary(PTPY_POW, a, b) : ptpy_binary(PTPY_RPOW, b, a);
+}
+
+static PyObject *ptpy_nb_inplace_power(PyObject *a, PyObject *b, PyObject *modulo)
+{
+    if (modulo != Py_None) Py_RETURN_NOTIMPLEMENTED;
+    return ptpy_binary(PTPY_IPOW, a, b);
+}
+
+/* a <op> b for Python's comparison number op; a is the Tensor (CPython reflects `2 < t` into
+ * `t > 2` before it gets here). NotImplemented for other operands lets `t == None` be False. */
+static PyObject *ptpy_richcompare(PyObject *a, PyObject *b, int op)
+{
+    static const int reflected[6] = {Py_GT, Py_GE, Py_EQ, Py_NE, Py_LT, Py_LE};
+    if (op < Py_LT || op > Py_GE) Py_RETURN_NOTIMPLEMENTED;
+    if (!ptpy_tensor_of(a)) {
+        if (!ptpy_tensor_of(b)) Py_RETURN_NOTIMPLEMENTED;
+        return ptpy_binary(PTPY_LT + reflected[op], b, a);
+    }
+    return ptpy_binary(PTPY_LT + op, a, b);
+}
+
+/* `symbol a` through the dunder's operator; a TypeError naming the operator when it is not
+ * declared. */
+static PyObject *ptpy_unary(int which, PyObject *a, const char *symbol)
+{
+    const ptpy_operator *o = &ptpy_operators[which];
     if (o->thunk) {
         PyObject *args[1] = {a};
         PyObject *r = o->thunk(args);
         if (r || PyErr_Occurred()) return r;
     }
-    PyObject *r = ptpy_operator_fallback(PTPY_NEG, a, NULL);
+    PyObject *r = ptpy_operator_fallback(which, a, NULL);
     if (r == Py_NotImplemented) {
         Py_DECREF(r);
-        return PyErr_Format(PyExc_TypeError, "bad operand type for unary -: '%.200s'",
+        return PyErr_Format(PyExc_TypeError, "bad operand type for %s: '%.200s'", symbol,
                             Py_TYPE(a)->tp_name);
     }
     return r;
 }
 
+static PyObject *ptpy_nb_negative(PyObject *a) { return ptpy_unary(PTPY_NEG, a, "unary -"); }
+static PyObject *ptpy_nb_absolute(PyObject *a) { return ptpy_unary(PTPY_ABS, a, "abs()"); }
+
+/* torch's ~ refuses floating and complex tensors before bitwise_not sees them, in its words. */
+static PyObject *ptpy_nb_invert(PyObject *a)
+{
+    pt_tensor *t = ptpy_tensor_of(a);
+    int32_t dt = t ? pt_tensor_dtype(t) : PT_BOOL;
+    if (dt != PT_BOOL && !(dt >= PT_UINT8 && dt <= PT_INT64))
+        return PyErr_Format(PyExc_TypeError, "~ (operator.invert) is only implemented on integer "
+                            "and Boolean-type tensors");
+    return ptpy_unary(PTPY_INVERT, a, "unary ~");
+}
+
+#define PTPY_NUMBER_SLOTS(slot, name) .nb_##slot = ptpy_nb_##name, \
+    .nb_inplace_##slot = ptpy_nb_##name##_inplace
 static PyNumberMethods ptpy_tensor_number = {
-    .nb_add = ptpy_nb_add,
-    .nb_subtract = ptpy_nb_subtract,
-    .nb_multiply = ptpy_nb_multiply,
-    .nb_true_divide = ptpy_nb_true_divide,
-    .nb_inplace_add = ptpy_nb_inplace_add,
-    .nb_inplace_subtract = ptpy_nb_inplace_subtract,
-    .nb_inplace_multiply = ptpy_nb_inplace_multiply,
-    .nb_inplace_true_divide = ptpy_nb_inplace_true_divide,
+    PTPY_NUMBER_SLOTS(add, add),
+    PTPY_NUMBER_SLOTS(subtract, subtract),
+    PTPY_NUMBER_SLOTS(multiply, multiply),
+    PTPY_NUMBER_SLOTS(true_divide, true_divide),
+    PTPY_NUMBER_SLOTS(floor_divide, floor_divide),
+    PTPY_NUMBER_SLOTS(remainder, remainder),
+    PTPY_NUMBER_SLOTS(matrix_multiply, matrix_multiply),
+    PTPY_NUMBER_SLOTS(and, and),
+    PTPY_NUMBER_SLOTS(or, or),
+    PTPY_NUMBER_SLOTS(xor, xor),
+    PTPY_NUMBER_SLOTS(lshift, lshift),
+    PTPY_NUMBER_SLOTS(rshift, rshift),
+    .nb_power = ptpy_nb_power,
+    .nb_inplace_power = ptpy_nb_inplace_power,
     .nb_negative = ptpy_nb_negative,
+    .nb_absolute = ptpy_nb_absolute,
+    .nb_invert = ptpy_nb_invert,
 };
 
 static PyTypeObject ptpy_tensor_type = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "pytensor._C._TensorBase",
     .tp_doc = "The C part of pytensor.Tensor: one reference to a pt_tensor, released with the "
-              "object, and the number slots of + - * (Note [Python fast paths]).",
+              "object, and the number slots and comparisons (Note [Python fast paths]).",
     .tp_basicsize = sizeof(ptpy_tensor),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
     .tp_new = ptpy_tensor_new,
@@ -491,6 +572,7 @@ static PyTypeObject ptpy_tensor_type = {
     .tp_getset = ptpy_tensor_getset,
     .tp_methods = ptpy_tensor_methods,
     .tp_as_number = &ptpy_tensor_number,
+    .tp_richcompare = ptpy_richcompare,
 };
 
 /* ---------------------------------------------------------------- fast callers */
@@ -970,6 +1052,9 @@ static int pt_py_install(void)
     int rc = -1;
     PyObject *module = PyImport_ImportModule("pytensor._C._core");
     if (!module) goto done;
+    /* A type with tp_richcompare and no tp_hash is unhashable; a Tensor hashes by identity, as
+     * torch's does. */
+    ptpy_tensor_type.tp_hash = PyBaseObject_Type.tp_hash;
     if (PyType_Ready(&ptpy_tensor_type) < 0 || PyType_Ready(&ptpy_fastfn_type) < 0 ||
         PyType_Ready(&ptpy_fastmethod_type) < 0)
         goto done;
