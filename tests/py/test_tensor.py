@@ -81,10 +81,10 @@ def test_storages_share_memory_with_the_tensor():
     assert t.tolist() == [1.0, 7.0, 3.0]
 
 
-def test_hash_and_equality_are_by_identity():
+def test_hash_is_by_identity_and_equality_is_elementwise():
     a, b = pytensor.zeros(1), pytensor.zeros(1)
     assert hash(a) == hash(a) and len({a, b}) == 2
-    assert (a == a) is True and (a == b) is False
+    assert (a == b).tolist() == [True] and (a != b).tolist() == [False]
 
 
 def test_tensor_is_weakly_referenceable_and_released():
