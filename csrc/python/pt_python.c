@@ -138,7 +138,16 @@ static void ptpy_tensor_dealloc(PyObject *self)
     Py_CLEAR(t->cdata);
     pt_tensor *p = t->ptr;
     t->ptr = NULL;
-    if (p) pt_tensor_release(p);
+    if (p && PyErr_Occurred()) {
+        /* The release may run Python (the owner of memory lent to C, e.g. a NumPy array, through
+         * pt_py_release_handle), which must not see the exception that is unwinding. */
+        PyObject *type, *value, *traceback;
+        PyErr_Fetch(&type, &value, &traceback);
+        pt_tensor_release(p);
+        PyErr_Restore(type, value, traceback);
+    } else if (p) {
+        pt_tensor_release(p);
+    }
     Py_TYPE(self)->tp_free(self);
 }
 

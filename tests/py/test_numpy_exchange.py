@@ -174,6 +174,11 @@ def test_numpy_functions_accept_tensors():
     assert np.allclose(np.asarray(t) @ np.eye(2), np.asarray(t))
 
 
+def test_borrowed_numpy_memory_is_released_while_an_error_unwinds():
+    with pytest.raises(RuntimeError, match="must match the size"):
+        pytensor.add(pytensor.from_numpy(np.ones(2)), pytensor.from_numpy(np.ones(3)))
+
+
 def test_numpy_argument_names_reach_the_reductions():
     t = pytensor.tensor([[1.0, 2.0], [3.0, 4.0]])
     assert np.sum(t, axis=0).tolist() == [4.0, 6.0]
