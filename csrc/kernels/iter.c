@@ -100,12 +100,6 @@ pt_status pt_iter_check_operand(const pt_tensor *t, const char *op, const char *
     return PT_OK;
 }
 
-pt_status pt_iter_unsupported_dtype(const char *op, int32_t dtype)
-{
-    return PT_ERROR(PT_ERR_RUNTIME, "\"%s\" not implemented for '%s'", op,
-                    pt_iter_type_name(dtype));
-}
-
 /* ---------------------------------------------------------------- memory overlap */
 
 /* torch's is_non_overlapping_and_dense: some order of the dims is contiguous. */

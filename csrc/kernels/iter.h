@@ -117,11 +117,13 @@ pt_cast_fn pt_iter_cast_fn(int32_t src, int32_t dst);
 
 /* A strided CPU or meta tensor with an arithmetic dtype; the message names op and argument. */
 pt_status pt_iter_check_operand(const pt_tensor *t, const char *op, const char *arg);
-/* torch's `"op" not implemented for 'Float'` (a RuntimeError, as torch raises). */
-pt_status pt_iter_unsupported_dtype(const char *op, int32_t dtype);
 /* torch's overlap rules for a tensor about to be written: no element written twice, no partial
  * overlap with `input` (NULL: only the first rule). */
 pt_status pt_iter_check_write(const pt_tensor *target, const pt_tensor *input);
+/* torch.result_type over n tensors (Note [wrapped numbers] in pytensor.h): dimensioned tensors
+ * decide within their category, 0-d tensors only raise the category, wrapped numbers only their
+ * category with the default dtypes. PT_ERR_TYPE for opaque dtypes. */
+pt_status pt_result_type(int32_t n, pt_tensor *const *tensors, int32_t *out);
 /* torch's names in messages: "Float", "Long". */
 const char *pt_iter_type_name(int32_t dtype);
 
