@@ -260,6 +260,6 @@ PT_TEST(unary_capabilities_match_default)
         }
         pt_tensor_release(ref);
     }
-    CHECK_OK(pt_cpu_capability_select(detected));
+    CHECK_OK(pt_cpu_capability_select(pt_cpu_capability()));
     pt_tensor_release(x);
 }

@@ -70,7 +70,7 @@ def _capability(cap):
     try:
         yield
     finally:
-        lib.pt_cpu_capability_select(detected)
+        lib.pt_cpu_capability_select(lib.pt_cpu_capability())  # the capability in use at start-up
 
 
 BINARY = {  # name -> (torch function, dtypes torch supports, needs a nonzero divisor, exact)

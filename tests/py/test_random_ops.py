@@ -583,7 +583,7 @@ def test_results_do_not_depend_on_the_thread_count():
     digests = set()
     for threads in ("1", "2", "3"):
         env = dict(os.environ, OMP_NUM_THREADS=threads, PYTHONPATH=root)
-        out = subprocess.run([sys.executable, "-c", _SCRIPT], env=env, capture_output=True,
+        out = subprocess.run([sys.executable, "-P", "-c", _SCRIPT], env=env, capture_output=True,
                              text=True, timeout=300)
         assert out.returncode == 0, out.stderr
         digests.add(out.stdout.strip())

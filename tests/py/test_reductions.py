@@ -505,4 +505,4 @@ def test_every_cpu_capability_agrees_with_the_default_loops():
             for a, b in zip(run(), reference):
                 torch.testing.assert_close(a, b, rtol=2e-6, atol=1e-6, equal_nan=True)
     finally:
-        lib.pt_cpu_capability_select(detected)
+        lib.pt_cpu_capability_select(lib.pt_cpu_capability())  # the capability in use at start-up

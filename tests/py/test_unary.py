@@ -320,7 +320,7 @@ def _by_capability(compute):
             assert lib.pt_cpu_capability_select(cap) == 0
             results.append(compute())
     finally:
-        lib.pt_cpu_capability_select(detected)
+        lib.pt_cpu_capability_select(lib.pt_cpu_capability())  # the capability in use at start-up
     return results
 
 
