@@ -2,7 +2,7 @@
  * csrc/kernels/cpu/vec_math.h over the float32 range, against the double libm function (whose own
  * error is far below a float ulp). Not part of the build:
  *
- *     cc -O2 -std=c11 -D_GNU_SOURCE -Icsrc/kernels/cpu benchmarks/ulp_sweep.c -lm -o /tmp/ulp_sweep
+ *     cc -O2 -std=c11 -D_GNU_SOURCE -Icsrc/kernels/cpu -Icsrc/core benchmarks/ulp_sweep.c -lm -o /tmp/ulp_sweep
  *     /tmp/ulp_sweep [step [function]]
  *
  * Visits every step-th bit pattern (step 1: all 2^32 floats), both signs; the error of a result y
@@ -66,7 +66,7 @@ int main(int argc, char **argv)
         static float xs[BATCH], ys[BATCH];
         int n = 0;
         for (uint64_t bits = 0; bits <= 0xffffffffull; bits += step) {
-            const float x = pt_u2f((uint32_t)bits);
+            const float x = pt_float_of((uint32_t)bits);
             if (f->limit != 0 && !(fabsf(x) < f->limit)) continue;
             xs[n++] = x;
             if (n < BATCH && bits + step <= 0xffffffffull) continue;

@@ -182,6 +182,10 @@ pt_status pt_shape_check(int32_t ndim, const int64_t *sizes, int64_t *numel);
 void pt_contiguous_strides(int32_t ndim, const int64_t *sizes, int64_t *strides);
 /* Normalizes a possibly negative dim against ndim (a 0-d tensor accepts -1 and 0). */
 pt_status pt_wrap_dim(int64_t dim, int32_t ndim, int32_t *out);
+/* torch's infer_size: the broadcast of sizes a (na dims) and b (nb dims), aligned to the right,
+ * into shape (max(na, nb) dims); torch's RuntimeError naming the first dim that disagrees. */
+pt_status pt_broadcast_sizes(int32_t na, const int64_t *a, int32_t nb, const int64_t *b,
+                             int32_t *nd, int64_t *shape);
 /* Allocates a tensor object (not its storage) with the given metadata; takes a new reference to
  * storage. */
 pt_status pt_tensor_make(pt_storage *storage, int32_t dtype, int32_t ndim, const int64_t *sizes,

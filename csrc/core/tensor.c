@@ -68,6 +68,23 @@ void pt_contiguous_strides(int32_t ndim, const int64_t *sizes, int64_t *strides)
     }
 }
 
+pt_status pt_broadcast_sizes(int32_t na, const int64_t *a, int32_t nb, const int64_t *b,
+                             int32_t *nd, int64_t *shape)
+{
+    const int32_t n = na > nb ? na : nb;
+    for (int32_t i = n - 1, da = na - 1, db = nb - 1; i >= 0; i--, da--, db--) {
+        const int64_t sa = da >= 0 ? a[da] : 1, sb = db >= 0 ? b[db] : 1;
+        if (sa != sb && sa != 1 && sb != 1)
+            return PT_ERROR(PT_ERR_RUNTIME,
+                            "The size of tensor a (%lld) must match the size of tensor b (%lld) at "
+                            "non-singleton dimension %d",
+                            (long long)sa, (long long)sb, (int)i);
+        shape[i] = sa == 1 ? sb : sa;
+    }
+    *nd = n;
+    return PT_OK;
+}
+
 pt_status pt_wrap_dim(int64_t dim, int32_t ndim, int32_t *out)
 {
     /* A 0-d tensor answers to dim 0 and -1 as if it had one dimension, as in torch. */

@@ -102,7 +102,7 @@ static pt_status prepare_alpha(int32_t op, const pt_scalar *alpha, int32_t commo
 typedef struct call {
     int32_t op; /* PT_BINARY_ADD, _SUB or _MUL as called */
     int mode;
-    pt_tensor *a, *b;
+    const pt_tensor *a, *b;
     const pt_scalar *alpha;
     pt_tensor *target; /* the written-to tensor of in-place and out= calls */
 } call;
@@ -284,62 +284,65 @@ static pt_status binary_fast(const call *c, int kind, pt_tensor **out)
 
 /* ---------------------------------------------------------------- entry points */
 
-static pt_status binary(int32_t op, int mode, pt_tensor *a, pt_tensor *b, const pt_scalar *alpha,
-                        pt_tensor *out_arg, pt_tensor **out)
+static pt_status binary(int32_t op, int mode, const pt_tensor *a, const pt_tensor *b,
+                        pt_tensor *target, const pt_scalar *alpha, pt_tensor **out)
 {
     const char *name = op_names[op];
     if (!out) return PT_ERROR(PT_ERR_VALUE, "%s: out must not be NULL", name);
     PT_TRY(pt_iter_check_operand(a, name, "self"));
     PT_TRY(pt_iter_check_operand(b, name, "other"));
-    if (mode == OUT) PT_TRY(pt_iter_check_operand(out_arg, name, "out"));
-    call c = {op, mode, a, b, alpha, mode == INPLACE ? a : mode == OUT ? out_arg : NULL};
+    if (mode == OUT) PT_TRY(pt_iter_check_operand(target, name, "out"));
+    call c = {op, mode, a, b, alpha, target};
     int kind = mode == FUNCTIONAL ? fast_kind(&c) : PT_BINARY_FAST_NONE;
     return kind != PT_BINARY_FAST_NONE ? binary_fast(&c, kind, out) : binary_general(&c, out);
 }
 
-pt_status pt_kernel_add(pt_tensor *self, pt_tensor *other, const pt_scalar *alpha, pt_tensor **out)
+pt_status pt_kernel_add(const pt_tensor *self, const pt_tensor *other, const pt_scalar *alpha,
+                        pt_tensor **out)
 {
-    return binary(PT_BINARY_ADD, FUNCTIONAL, self, other, alpha, NULL, out);
+    return binary(PT_BINARY_ADD, FUNCTIONAL, self, other, NULL, alpha, out);
 }
 
-pt_status pt_kernel_add_(pt_tensor *self, pt_tensor *other, const pt_scalar *alpha, pt_tensor **out)
+pt_status pt_kernel_add_(pt_tensor *self, const pt_tensor *other, const pt_scalar *alpha, pt_tensor **out)
 {
-    return binary(PT_BINARY_ADD, INPLACE, self, other, alpha, NULL, out);
+    return binary(PT_BINARY_ADD, INPLACE, self, other, self, alpha, out);
 }
 
-pt_status pt_kernel_add_out(pt_tensor *self, pt_tensor *other, const pt_scalar *alpha,
+pt_status pt_kernel_add_out(const pt_tensor *self, const pt_tensor *other, const pt_scalar *alpha,
                             pt_tensor *out_arg, pt_tensor **out)
 {
-    return binary(PT_BINARY_ADD, OUT, self, other, alpha, out_arg, out);
+    return binary(PT_BINARY_ADD, OUT, self, other, out_arg, alpha, out);
 }
 
-pt_status pt_kernel_sub(pt_tensor *self, pt_tensor *other, const pt_scalar *alpha, pt_tensor **out)
+pt_status pt_kernel_sub(const pt_tensor *self, const pt_tensor *other, const pt_scalar *alpha,
+                        pt_tensor **out)
 {
-    return binary(PT_BINARY_SUB, FUNCTIONAL, self, other, alpha, NULL, out);
+    return binary(PT_BINARY_SUB, FUNCTIONAL, self, other, NULL, alpha, out);
 }
 
-pt_status pt_kernel_sub_(pt_tensor *self, pt_tensor *other, const pt_scalar *alpha, pt_tensor **out)
+pt_status pt_kernel_sub_(pt_tensor *self, const pt_tensor *other, const pt_scalar *alpha, pt_tensor **out)
 {
-    return binary(PT_BINARY_SUB, INPLACE, self, other, alpha, NULL, out);
+    return binary(PT_BINARY_SUB, INPLACE, self, other, self, alpha, out);
 }
 
-pt_status pt_kernel_sub_out(pt_tensor *self, pt_tensor *other, const pt_scalar *alpha,
+pt_status pt_kernel_sub_out(const pt_tensor *self, const pt_tensor *other, const pt_scalar *alpha,
                             pt_tensor *out_arg, pt_tensor **out)
 {
-    return binary(PT_BINARY_SUB, OUT, self, other, alpha, out_arg, out);
+    return binary(PT_BINARY_SUB, OUT, self, other, out_arg, alpha, out);
 }
 
-pt_status pt_kernel_mul(pt_tensor *self, pt_tensor *other, pt_tensor **out)
+pt_status pt_kernel_mul(const pt_tensor *self, const pt_tensor *other, pt_tensor **out)
 {
     return binary(PT_BINARY_MUL, FUNCTIONAL, self, other, NULL, NULL, out);
 }
 
-pt_status pt_kernel_mul_(pt_tensor *self, pt_tensor *other, pt_tensor **out)
+pt_status pt_kernel_mul_(pt_tensor *self, const pt_tensor *other, pt_tensor **out)
 {
-    return binary(PT_BINARY_MUL, INPLACE, self, other, NULL, NULL, out);
+    return binary(PT_BINARY_MUL, INPLACE, self, other, self, NULL, out);
 }
 
-pt_status pt_kernel_mul_out(pt_tensor *self, pt_tensor *other, pt_tensor *out_arg, pt_tensor **out)
+pt_status pt_kernel_mul_out(const pt_tensor *self, const pt_tensor *other,
+                            pt_tensor *out_arg, pt_tensor **out)
 {
-    return binary(PT_BINARY_MUL, OUT, self, other, NULL, out_arg, out);
+    return binary(PT_BINARY_MUL, OUT, self, other, out_arg, NULL, out);
 }

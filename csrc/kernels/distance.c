@@ -25,24 +25,6 @@
 
 /* ---------------------------------------------------------------- shapes */
 
-/* torch's infer_size over the last `n` dims of a and b (batch dims for cdist, all for cross). */
-static pt_status broadcast(int32_t na, const int64_t *a, int32_t nb, const int64_t *b,
-                           int32_t *nd, int64_t *shape)
-{
-    int32_t n = na > nb ? na : nb;
-    for (int32_t i = n - 1, da = na - 1, db = nb - 1; i >= 0; i--, da--, db--) {
-        int64_t sa = da >= 0 ? a[da] : 1, sb = db >= 0 ? b[db] : 1;
-        if (sa != sb && sa != 1 && sb != 1)
-            return PT_ERROR(PT_ERR_RUNTIME,
-                            "The size of tensor a (%lld) must match the size of tensor b (%lld) at "
-                            "non-singleton dimension %d",
-                            (long long)sa, (long long)sb, (int)i);
-        shape[i] = sa == 1 ? sb : sa;
-    }
-    *nd = n;
-    return PT_OK;
-}
-
 /* t's element strides over `shape` (nd dims, t's dims aligned to the right; 0 where broadcast). */
 static void expanded_strides(int32_t tnd, const int64_t *tsizes, const int64_t *tstrides,
                              int32_t nd, const int64_t *shape, int64_t *out)
@@ -178,8 +160,8 @@ static void cross_run(const cross_plan *p, int64_t count)
 static pt_status cross_check(const pt_tensor *self, const pt_tensor *other, int64_t dim,
                              int32_t *wrapped)
 {
-    PT_TRY(pt_sort_check_input(self, "cross", "self"));
-    PT_TRY(pt_sort_check_input(other, "cross", "other"));
+    PT_TRY(pt_iter_check_operand(self, "cross", "self"));
+    PT_TRY(pt_iter_check_operand(other, "cross", "other"));
     if (self->ndim != other->ndim)
         return PT_ERROR(PT_ERR_RUNTIME, "linalg.cross: inputs must have the same number of "
                         "dimensions.");
@@ -193,7 +175,7 @@ static pt_status cross_check(const pt_tensor *self, const pt_tensor *other, int6
                         (long long)other->sizes[*wrapped]);
     if (self->dtype != other->dtype)
         return PT_ERROR(PT_ERR_RUNTIME, "expected scalar type %s but found %s",
-                        pt_sort_type_name(self->dtype), pt_sort_type_name(other->dtype));
+                        pt_iter_type_name(self->dtype), pt_iter_type_name(other->dtype));
     if (self->dtype == PT_BOOL)
         return PT_ERROR(PT_ERR_NOT_IMPLEMENTED, "\"cross\" not implemented for 'Bool'");
     if ((self->device.type == PT_DEV_META) != (other->device.type == PT_DEV_META))
@@ -209,7 +191,7 @@ pt_status pt_kernel_linalg_cross(const pt_tensor *self, const pt_tensor *other, 
     int32_t d, nd;
     PT_TRY(cross_check(self, other, dim, &d));
     int64_t shape[PT_MAX_DIMS], ss[PT_MAX_DIMS], os[PT_MAX_DIMS];
-    PT_TRY(broadcast(self->ndim, self->sizes, other->ndim, other->sizes, &nd, shape));
+    PT_TRY(pt_broadcast_sizes(self->ndim, self->sizes, other->ndim, other->sizes, &nd, shape));
     pt_tensor *out;
     PT_TRY(pt_tensor_empty(nd, shape, self->dtype, self->device, &out));
     *ret = out;
@@ -247,7 +229,7 @@ static pt_status default_dim(const pt_tensor *self, const int64_t *dim, int64_t 
         *out = *dim;
         return PT_OK;
     }
-    PT_TRY(pt_sort_check_input(self, "cross", "self"));
+    PT_TRY(pt_iter_check_operand(self, "cross", "self"));
     for (int32_t d = 0; d < self->ndim; d++)
         if (self->sizes[d] == 3) {
             *out = d;
@@ -360,7 +342,7 @@ static pt_status check_float(const char *op, const pt_tensor *t)
 {
     if (t->dtype == PT_FLOAT16 || t->dtype == PT_BFLOAT16)
         return PT_ERROR(PT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", op,
-                        pt_sort_type_name(t->dtype));
+                        pt_iter_type_name(t->dtype));
     return PT_OK;
 }
 
@@ -372,8 +354,8 @@ static bool floating(int32_t id)
 static pt_status cdist_check(const pt_tensor *x1, const pt_tensor *x2, double p,
                              const int64_t *mode)
 {
-    PT_TRY(pt_sort_check_input(x1, "cdist", "x1"));
-    PT_TRY(pt_sort_check_input(x2, "cdist", "x2"));
+    PT_TRY(pt_iter_check_operand(x1, "cdist", "x1"));
+    PT_TRY(pt_iter_check_operand(x2, "cdist", "x2"));
     if (x1->ndim < 2)
         return PT_ERROR(PT_ERR_RUNTIME, "cdist only supports at least 2D tensors, X1 got: %dD",
                         (int)x1->ndim);
@@ -386,17 +368,17 @@ static pt_status cdist_check(const pt_tensor *x1, const pt_tensor *x2, double p,
                         "X2: %lld", (long long)c1, (long long)c2);
     if (!floating(x1->dtype))
         return PT_ERROR(PT_ERR_RUNTIME, "cdist only supports floating-point dtypes, X1 got: %s",
-                        pt_sort_type_name(x1->dtype));
+                        pt_iter_type_name(x1->dtype));
     if (!floating(x2->dtype))
         return PT_ERROR(PT_ERR_RUNTIME, "cdist only supports floating-point dtypes, X2 got: %s",
-                        pt_sort_type_name(x2->dtype));
+                        pt_iter_type_name(x2->dtype));
     if (!(p >= 0)) return PT_ERROR(PT_ERR_RUNTIME, "cdist only supports non-negative p values");
     if (mode && (*mode < 0 || *mode > 2))
         return PT_ERROR(PT_ERR_RUNTIME, "possible modes: 0, 1, 2, but was: %lld",
                         (long long)*mode);
     if (x1->dtype != x2->dtype)
         return PT_ERROR(PT_ERR_RUNTIME, "expected scalar type %s but found %s",
-                        pt_sort_type_name(x1->dtype), pt_sort_type_name(x2->dtype));
+                        pt_iter_type_name(x1->dtype), pt_iter_type_name(x2->dtype));
     if ((x1->device.type == PT_DEV_META) != (x2->device.type == PT_DEV_META))
         return PT_ERROR(PT_ERR_RUNTIME, "cdist: X1 and X2 must be on one device, got %s and %s",
                         pt_device_type_name(x1->device.type),
@@ -410,7 +392,7 @@ pt_status pt_kernel_cdist(const pt_tensor *x1, const pt_tensor *x2, double p,
     PT_TRY(cdist_check(x1, x2, p, compute_mode));
     dist_plan q = {.dtype = x1->dtype, .p = p, .r1 = x1->sizes[x1->ndim - 2],
                    .r2 = x2->sizes[x2->ndim - 2], .m = x1->sizes[x1->ndim - 1]};
-    PT_TRY(broadcast(x1->ndim - 2, x1->sizes, x2->ndim - 2, x2->sizes, &q.nb, q.batch));
+    PT_TRY(pt_broadcast_sizes(x1->ndim - 2, x1->sizes, x2->ndim - 2, x2->sizes, &q.nb, q.batch));
     int64_t sizes[PT_MAX_DIMS], batches = 1;
     for (int32_t d = 0; d < q.nb; d++) batches *= sizes[d] = q.batch[d];
     sizes[q.nb] = q.r1;
@@ -442,7 +424,7 @@ pt_status pt_kernel_cdist_out(const pt_tensor *x1, const pt_tensor *x2, double p
 
 pt_status pt_kernel_pdist(const pt_tensor *self, double p, pt_tensor **ret)
 {
-    PT_TRY(pt_sort_check_input(self, "pdist", "self"));
+    PT_TRY(pt_iter_check_operand(self, "pdist", "self"));
     if (self->ndim != 2)
         return PT_ERROR(PT_ERR_RUNTIME, "pdist only supports 2D tensors, got: %dD",
                         (int)self->ndim);

@@ -18,24 +18,21 @@
 /* ---------------------------------------------------------------- binary arithmetic (binary.c)
  * add: self + alpha * other; sub: self - alpha * other; mul: self * other. Broadcasting, type
  * promotion (with wrapped numbers), alpha and out= rules as torch's. */
-pt_status pt_kernel_add(pt_tensor *self, pt_tensor *other, const pt_scalar *alpha, pt_tensor **out);
-pt_status pt_kernel_add_(pt_tensor *self, pt_tensor *other, const pt_scalar *alpha,
+pt_status pt_kernel_add(const pt_tensor *self, const pt_tensor *other, const pt_scalar *alpha,
+                        pt_tensor **out);
+pt_status pt_kernel_add_(pt_tensor *self, const pt_tensor *other, const pt_scalar *alpha,
                          pt_tensor **out);
-pt_status pt_kernel_add_out(pt_tensor *self, pt_tensor *other, const pt_scalar *alpha,
+pt_status pt_kernel_add_out(const pt_tensor *self, const pt_tensor *other, const pt_scalar *alpha,
                             pt_tensor *out_arg, pt_tensor **out);
-pt_status pt_kernel_sub(pt_tensor *self, pt_tensor *other, const pt_scalar *alpha, pt_tensor **out);
-pt_status pt_kernel_sub_(pt_tensor *self, pt_tensor *other, const pt_scalar *alpha,
+pt_status pt_kernel_sub(const pt_tensor *self, const pt_tensor *other, const pt_scalar *alpha,
+                        pt_tensor **out);
+pt_status pt_kernel_sub_(pt_tensor *self, const pt_tensor *other, const pt_scalar *alpha,
                          pt_tensor **out);
-pt_status pt_kernel_sub_out(pt_tensor *self, pt_tensor *other, const pt_scalar *alpha,
+pt_status pt_kernel_sub_out(const pt_tensor *self, const pt_tensor *other, const pt_scalar *alpha,
                             pt_tensor *out_arg, pt_tensor **out);
-pt_status pt_kernel_mul(pt_tensor *self, pt_tensor *other, pt_tensor **out);
-pt_status pt_kernel_mul_(pt_tensor *self, pt_tensor *other, pt_tensor **out);
-pt_status pt_kernel_mul_out(pt_tensor *self, pt_tensor *other, pt_tensor *out_arg,
+pt_status pt_kernel_mul(const pt_tensor *self, const pt_tensor *other, pt_tensor **out);
+pt_status pt_kernel_mul_(pt_tensor *self, const pt_tensor *other, pt_tensor **out);
+pt_status pt_kernel_mul_out(const pt_tensor *self, const pt_tensor *other, pt_tensor *out_arg,
                             pt_tensor **out);
-
-/* torch.result_type over n tensors (Note [wrapped numbers]): dimensioned tensors decide within
- * their category, 0-d tensors only raise the category, wrapped numbers only their category with
- * the default dtypes. PT_ERR_TYPE for opaque dtypes. For kernels that promote like binary ops. */
-pt_status pt_result_type(int32_t n, pt_tensor *const *tensors, int32_t *out);
 
 #endif

@@ -12,12 +12,8 @@
 
 #include <string.h>
 
+#include "iter.h"
 #include "native.h"
-
-/* torch.result_type over n tensors, from binary.c. Declared here rather than by including
- * kernels.h, whose prototypes of the binary kernels take non-const inputs and so clash with the
- * generated ones in pt_ops_internal.h within one translation unit. */
-pt_status pt_result_type(int32_t n, pt_tensor *const *tensors, int32_t *out);
 
 enum { PT_SHAPE_CHARS = 256 };
 

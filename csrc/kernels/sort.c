@@ -35,33 +35,10 @@
 /* ---------------------------------------------------------------- shared checks */
 
 static bool is_complex(int32_t id) { return id == PT_COMPLEX64 || id == PT_COMPLEX128; }
-static bool is_floating(int32_t id)
-{
-    return id == PT_FLOAT16 || id == PT_BFLOAT16 || id == PT_FLOAT32 || id == PT_FLOAT64;
-}
-
-const char *pt_sort_type_name(int32_t dtype) { return pt_dtype_info_of(dtype)->legacy_name; }
-
-pt_status pt_sort_check_input(const pt_tensor *t, const char *op, const char *arg)
-{
-    if (!t) return PT_ERROR(PT_ERR_VALUE, "%s: %s must be a tensor, got NULL", op, arg);
-    if (t->layout != PT_LAYOUT_STRIDED)
-        return PT_ERROR(PT_ERR_NOT_IMPLEMENTED, "%s: %s must be a strided tensor", op, arg);
-    const pt_dtype_info *info = pt_dtype_info_of(t->dtype);
-    if (!info || t->dtype >= PT_DTYPE_BUILTIN_COUNT)
-        return PT_ERROR(PT_ERR_TYPE, "\"%s\" not implemented for '%s' (argument '%s')", op,
-                        info ? info->name : "unknown", arg);
-    if (t->device.type == PT_DEV_CUDA)
-        return PT_ERROR(PT_ERR_NOT_IMPLEMENTED,
-                        "%s: %s is a CUDA tensor; this kernel computes on the CPU and meta "
-                        "devices only", op, arg);
-    return PT_OK;
-}
-
 static pt_status move_out(const char *op, const char *arg, const pt_tensor *result,
                           pt_tensor *out_arg)
 {
-    PT_TRY(pt_sort_check_input(out_arg, op, arg));
+    PT_TRY(pt_iter_check_operand(out_arg, op, arg));
     if (out_arg->dtype != result->dtype)
         return PT_ERROR(PT_ERR_RUNTIME, "Expected out tensor to have dtype %s, but got %s instead",
                         pt_dtype_info_of(result->dtype)->name,
@@ -362,7 +339,7 @@ typedef struct sort_args {
 
 static pt_status check_sortable(const char *op, const pt_tensor *self, bool topk)
 {
-    PT_TRY(pt_sort_check_input(self, op, "self"));
+    PT_TRY(pt_iter_check_operand(self, op, "self"));
     if (is_complex(self->dtype))
         return PT_ERROR(PT_ERR_RUNTIME, "%s does not support complex dtypes on CPU",
                         topk ? "topk" : "Sort");
@@ -520,10 +497,10 @@ static void unique_release(unique_out *u)
 
 static pt_status check_unique(const char *op, const pt_tensor *self)
 {
-    PT_TRY(pt_sort_check_input(self, op, "self"));
+    PT_TRY(pt_iter_check_operand(self, op, "self"));
     if (is_complex(self->dtype))
         return PT_ERROR(PT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", op,
-                        pt_sort_type_name(self->dtype));
+                        pt_iter_type_name(self->dtype));
     if (self->device.type == PT_DEV_META)
         return PT_ERROR(PT_ERR_NOT_IMPLEMENTED, "%s: the shape of the result depends on the "
                         "input's values, which meta tensors do not have", op);
@@ -541,8 +518,8 @@ static pt_status unique_flat(const pt_tensor *src, const uint64_t *key, const in
                              bool want_inverse, bool want_counts, unique_out *u)
 {
     int64_t n = src->numel, groups = 0, isz = pt_dtype_itemsize(src->dtype);
-    uint64_t nan_key = is_floating(src->dtype) ? key_mask(key_width(src->dtype)) : 0;
-    bool has_nan = is_floating(src->dtype);
+    uint64_t nan_key = pt_is_floating(src->dtype) ? key_mask(key_width(src->dtype)) : 0;
+    bool has_nan = pt_is_floating(src->dtype);
     for (int64_t j = 0; j < n; j++)
         groups += j == 0 || key[j] != key[j - 1] || (has_nan && key[j] == nan_key);
     PT_TRY(empty_1d(groups, src->dtype, &u->values));
@@ -656,7 +633,7 @@ static pt_status slice_keys(const pt_tensor *self, int32_t dim, slices *sl, scra
     pt_tensor_release(view);
     if (st != PT_OK) return st;
     sl->count = self->sizes[dim];
-    sl->has_nan = is_floating(self->dtype);
+    sl->has_nan = pt_is_floating(self->dtype);
     sl->nan_key = key_mask(key_width(self->dtype));
     sl->len = sl->count ? self->numel / sl->count : 0;
     st = scratch_init(s, self->numel > sl->count ? self->numel : sl->count);

@@ -477,18 +477,7 @@ static pt_status normal_shape(const pt_tensor *mean, const pt_tensor *std, int32
                               int64_t *shape)
 {
     const pt_tensor *a = mean ? mean : std, *b = std ? std : mean;
-    const int32_t n = a->ndim > b->ndim ? a->ndim : b->ndim;
-    for (int32_t i = n - 1, da = a->ndim - 1, db = b->ndim - 1; i >= 0; i--, da--, db--) {
-        const int64_t sa = da >= 0 ? a->sizes[da] : 1, sb = db >= 0 ? b->sizes[db] : 1;
-        if (sa != sb && sa != 1 && sb != 1)
-            return PT_ERROR(PT_ERR_RUNTIME,
-                            "The size of tensor a (%lld) must match the size of tensor b (%lld) at "
-                            "non-singleton dimension %d",
-                            (long long)sa, (long long)sb, (int)i);
-        shape[i] = sa == 1 ? sb : sa;
-    }
-    *nd = n;
-    return PT_OK;
+    return pt_broadcast_sizes(a->ndim, a->sizes, b->ndim, b->sizes, nd, shape);
 }
 
 /* The functional forms: a new contiguous tensor of mean's dtype (std's for a number mean). */

@@ -80,14 +80,14 @@ enum { TRIG_BLOCK = 64 };
     static void NAME(char **data, const int64_t *s, int64_t n, void *ctx)                          \
     {                                                                                              \
         PT_UNUSED(ctx);                                                                            \
-        const uint32_t limit = pt_f2u(PT_VTRIG_LIMIT);                                             \
+        const uint32_t limit = pt_bits_of(PT_VTRIG_LIMIT);                                             \
         if (s[0] == 4 && s[1] == 4) {                                                              \
             float *ov = (float *)data[0];                                                          \
             const float *av = (const float *)data[1];                                              \
             for (int64_t b = 0; b < n; b += TRIG_BLOCK) {                                          \
                 const int64_t m = n - b < TRIG_BLOCK ? n - b : TRIG_BLOCK;                         \
                 uint32_t big = 0;                                                                  \
-                for (int64_t i = 0; i < m; i++) big |= (pt_f2u(av[b + i]) & 0x7fffffffu) >= limit; \
+                for (int64_t i = 0; i < m; i++) big |= (pt_bits_of(av[b + i]) & 0x7fffffffu) >= limit; \
                 if (big) {                                                                         \
                     for (int64_t i = 0; i < m; i++) ov[b + i] = LIBM(av[b + i]);                   \
                     continue;                                                                      \

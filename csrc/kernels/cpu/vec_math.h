@@ -32,19 +32,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "half.h" /* pt_bits_of, pt_float_of */
+
 /* ---------------------------------------------------------------- bits */
-static inline uint32_t pt_f2u(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-static inline float pt_u2f(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
 static inline uint64_t pt_d2u(double d)
 {
     uint64_t u;
@@ -69,7 +59,7 @@ static inline float pt_vexpf(float x)
     xc = xc < lo ? lo : xc;
     const float shift = 0x1.8p23f;
     const float kf = xc * 1.44269504088896341f + shift;
-    const int32_t n = (int32_t)(pt_f2u(kf) - pt_f2u(shift));
+    const int32_t n = (int32_t)(pt_bits_of(kf) - pt_bits_of(shift));
     const float nf = kf - shift;
     float r = xc - nf * 0.693359375f;
     r = r - nf * -2.12194440e-4f;
@@ -81,7 +71,7 @@ static inline float pt_vexpf(float x)
     p = p * r + 5.0000001201E-1f;
     const float e = p * (r * r) + r + 1.0f;
     const int32_t n1 = n / 2, n2 = n - n1;
-    const float s1 = pt_u2f((uint32_t)(n1 + 127) << 23), s2 = pt_u2f((uint32_t)(n2 + 127) << 23);
+    const float s1 = pt_float_of((uint32_t)(n1 + 127) << 23), s2 = pt_float_of((uint32_t)(n2 + 127) << 23);
     float y = e * s1 * s2;
     y = x > hi ? INFINITY : y;
     return x < lo ? 0.0f : y;
