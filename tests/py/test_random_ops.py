@@ -579,10 +579,12 @@ print(hashlib.sha256(repr([p.tolist() for p in parts]).encode()).hexdigest())
 
 
 def test_results_do_not_depend_on_the_thread_count():
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    # The child imports the pytensor this process imported (installed or built in place).
+    home = os.path.dirname(os.path.dirname(os.path.abspath(pytensor.__file__)))
+    path = home + os.pathsep + os.environ.get("PYTHONPATH", "")
     digests = set()
     for threads in ("1", "2", "3"):
-        env = dict(os.environ, OMP_NUM_THREADS=threads, PYTHONPATH=root)
+        env = dict(os.environ, OMP_NUM_THREADS=threads, PYTHONPATH=path)
         out = subprocess.run([sys.executable, "-P", "-c", _SCRIPT], env=env, capture_output=True,
                              text=True, timeout=300)
         assert out.returncode == 0, out.stderr
