@@ -58,16 +58,24 @@ def __dir__() -> list:
 
 
 def memory_stats(device="cpu") -> dict:
-    """The allocator counters of a device type: bytes_in_use, peak_bytes, allocations, frees.
+    """The allocator counters of a device type: bytes_in_use, peak_bytes, allocations, frees, and
+    bytes_cached (freed memory kept for reuse; empty_cache() gives it back).
 
     >>> sorted(pytensor.memory_stats())
-    ['allocations', 'bytes_in_use', 'frees', 'peak_bytes']
+    ['allocations', 'bytes_cached', 'bytes_in_use', 'frees', 'peak_bytes']
     """
     from . import _device
     cdev = _device._to_cdevice(device)
     out = _C.ffi.new("pt_memory_stats *")
     _C._check(_C.lib.pt_allocator_stats(cdev.type, out))
     return {name: getattr(out, name) for name, _ in _C.ffi.typeof("pt_memory_stats").fields}
+
+
+def empty_cache(device="cpu") -> None:
+    """Gives the memory a device type's allocator keeps for reuse back to the system (on CPU the
+    calling thread's small blocks and the large-block pool; see memory_stats()["bytes_cached"])."""
+    from . import _device
+    _C._check(_C.lib.pt_allocator_empty_cache(_device._to_cdevice(device).type))
 
 
 def reset_peak_memory_stats(device="cpu") -> None:

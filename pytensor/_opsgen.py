@@ -164,6 +164,25 @@ def _doc(views, fname: str) -> str:
     return "\n".join(lines)
 
 
+def _out_ident(views) -> str:
+    """The thunk ident of the out= overload among ``views`` that takes the first overload's
+    required positional arguments (all Tensors) and the keyword ``out``, or None."""
+    want = [p for p in views[0].params if not p.has_default]
+    if not want or any(p.code != "Tensor" or p.list or p.optional for p in want):
+        return None
+    for v in views[1:]:
+        s = v.sig
+        if s.entry is None or s.ns != "aten" or not (s.overload or "").endswith("out"):
+            continue
+        req = [p for p in v.params if not p.has_default]
+        pos = [p for p in req if not p.kwarg_only]
+        if (len(pos) == len(want) and all(p.code == "Tensor" and not p.list and not p.optional
+                                          for p in pos)
+                and [p.name for p in req if p.kwarg_only] == ["out"]):
+            return f"{s.name}_{s.overload}"
+    return None
+
+
 def build(fname: str, kind: int, views: list, slow, qualname: str = None):
     """Compiles the function of ``views`` (fast path for the first one, then ``slow(self or
     None, args, kwargs)``)."""
@@ -190,7 +209,8 @@ def build(fname: str, kind: int, views: list, slow, qualname: str = None):
         sig = views[0].sig
         if sig.entry is not None and sig.ns == "aten":
             ident = f"{sig.name}_{sig.overload}" if sig.overload else sig.name
-            caller = _core._fast_function(ident, fn, kind == 2)
+            out = _out_ident(views) if kind == 1 else None
+            caller = _core._fast_function(ident, fn, kind == 2, out)
             if caller is not None:
                 return caller
     return fn

@@ -11,7 +11,13 @@ An overload gets a thunk when its entry point returns one Tensor (a new one, or 
 written in place that the thunk hands back), its required arguments come first among the
 positional ones and have one of those four types, and each default has a C constant here:
 None of an optional, a number or bool literal of a number/bool/Scalar argument, `[]` of a list.
-Otherwise it gets none, and its calls stay on the Python path. The defaults must read the same as
+Otherwise it gets none, and its calls stay on the Python path.
+
+An out= overload (its one keyword-only required argument is `Tensor(a!) out`, which it returns)
+whose required positional arguments are all Tensors gets a thunk too, for `f(a, b, out=o)`: the
+caller passes the positional objects followed by the keyword's value, as vectorcall lays them
+out, and the table row marks the entry `out_kw` (the caller of the function whose common overload
+takes the same positional arguments tries it when the only keyword is `out`). The defaults must read the same as
 pytensor._opsgen._const_values reads them from the parsed schema (a Scalar default `1` is the
 int 1, `1.0` the float 1.0, `True` the bool), which tests/py/test_fast_paths.py checks by calling
 both paths.
@@ -109,10 +115,21 @@ def thunk(op):
     if not op.unboxed or not op.returns_tensor:
         return None
     args = s.args
-    required = [a for a in args if a.default is None]
+    required = [a for a in args if a.default is None and not a.kwarg_only]
     positional = [a for a in args if not a.kwarg_only]
     if positional[:len(required)] != required:
         return None
+    keyword = [a for a in args if a.default is None and a.kwarg_only]
+    out_kw = 0
+    if keyword:
+        out = keyword[0]
+        if (len(keyword) != 1 or out.name != "out" or out.type.base != "Tensor"
+                or out.type.shape != "" or not out.type.write
+                or any(a.type.base != "Tensor" for a in required)):
+            return None
+        out_kw = 1
+    nargs = len(required)
+    required = required + keyword
     ret = s.returns[0][0]
     alias_obj = None
     if ret.alias is not None and ret.write:
@@ -152,9 +169,10 @@ def thunk(op):
     lines.append(f"    return ptpy_alias(r, {alias_obj});" if alias_obj else
                  "    return ptpy_wrap(r);")
     lines += ["}", ""]
-    self_first = int(bool(required) and required[0] is args[0] and args[0].name == "self"
-                     and args[0].type.base == "Tensor")
-    row = f"    {{\"{s.ident}\", \"{s.full_name}\", {fn}, {len(required)}, {self_first}}},"
+    self_first = int(not out_kw and bool(required) and required[0] is args[0]
+                     and args[0].name == "self" and args[0].type.base == "Tensor")
+    row = (f"    {{\"{s.ident}\", \"{s.full_name}\", {fn}, {nargs}, {self_first}, "
+           f"{out_kw}}},")
     return "\n".join(lines), row
 
 
@@ -170,7 +188,7 @@ def emit(ops: list) -> str:
         rows.append(row)
     out.append("static const ptpy_thunk_entry ptpy_thunks[] = {")
     out += rows
-    out.append("    {\"\", \"\", NULL, 0, 0},")
+    out.append("    {\"\", \"\", NULL, 0, 0, 0},")
     out.append("};")
     out.append("")
     return "\n".join(out)

@@ -19,8 +19,7 @@
  *     op's own work (16K float32 elements and up) hides malloc's cost, power-of-two rounding would
  *     start to waste tens of KiB a block, and glibc's mmap threshold (128 KiB at first) is near:
  *     there the cost is page faults, not bookkeeping. Caching large blocks for that reason is a
- *     separate design (it needs a global pool and trimming); it would hook in at large_alloc and
- *     large_free.
+ *     separate design: the process-wide pool of large_cache.c (Note [CPU large-block cache]).
  *   - A bin is an array of pointers in the thread's state, not a list threaded through the blocks:
  *     taking a block reads none of the block's memory (it may be cold), a use after free cannot
  *     corrupt the cache, AddressSanitizer can poison the whole block while it waits, and
@@ -211,10 +210,12 @@ static inline int block_class(int64_t nbytes)
 }
 
 /* What a block of nbytes is allocated as: its class's size when it may be cached (any later
- * request of the class may get it), else exactly nbytes. */
+ * request of the class may get it), the large-block pool's class from 1 MiB, else exactly
+ * nbytes. */
 static size_t block_bytes(int64_t nbytes)
 {
-    return nbytes <= PT_ALLOC_CACHE_MAX_BLOCK ? class_bytes(block_class(nbytes)) : (size_t)nbytes;
+    return nbytes <= PT_ALLOC_CACHE_MAX_BLOCK ? class_bytes(block_class(nbytes))
+                                              : pt_large_block_bytes(nbytes);
 }
 
 static void block_release(void *p, size_t size)
@@ -430,10 +431,16 @@ void pt_cpu_stats_reset_peak(void)
 }
 
 /* ---------------------------------------------------------------- blocks */
-/* Blocks above the largest class: malloc's, uncached (Note [CPU allocation cache]: the place
- * where a large-block cache would go). */
-static int large_alloc(size_t size, void **out) { return posix_memalign(out, ALIGNMENT, size); }
-static void large_free(void *p) { free(p); }
+/* Blocks above the largest class go through the large-block pool (large_cache.c). */
+static int large_alloc(size_t size, void **out)
+{
+    void *p = pt_large_cache_take(size);
+    if (p) {
+        *out = p;
+        return 0;
+    }
+    return pt_large_block_new(size, out);
+}
 
 /* A new block; when malloc is out of memory, what this thread holds idle may be what is missing. */
 static int fresh_block(thread_state *ts, size_t size, void **out)
@@ -442,6 +449,7 @@ static int fresh_block(thread_state *ts, size_t size, void **out)
                                               : posix_memalign(out, ALIGNMENT, size);
     if (err == ENOMEM && ts) {
         bins_flush(ts);
+        pt_large_cache_flush();
         err = fresh_block(NULL, size, out);
     }
     if (err != 0) *out = NULL;
@@ -479,7 +487,7 @@ void pt_cpu_block_free(void *ptr, int64_t nbytes)
     if (ts) count_free(ts, nbytes);
     else shared_count_free(nbytes);
     if (nbytes > PT_ALLOC_CACHE_MAX_BLOCK) {
-        large_free(ptr);
+        pt_large_cache_put(ptr, size);
         return;
     }
     if (!ts || !bin_put(ts, block_class(nbytes), ptr)) block_release(ptr, size);
@@ -544,7 +552,10 @@ void pt_alloc_cache_set_enabled(bool enabled)
 {
     pthread_once(&setup_once, setup);
     atomic_store_explicit(&cache_on, enabled, memory_order_relaxed);
-    if (!enabled) pt_alloc_cache_flush();
+    if (!enabled) {
+        pt_alloc_cache_flush();
+        pt_large_cache_flush();
+    }
 }
 
 int32_t pt_alloc_cache_reuse_delay(void) { return REUSE_DELAY; }

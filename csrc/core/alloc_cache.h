@@ -17,6 +17,7 @@ enum {
     PT_ALLOC_CACHE_BIN_SLOTS = 64,         /* blocks per bin (size class or struct) and thread */
     PT_ALLOC_CACHE_BIN_BYTES = 128 << 10,  /* bytes per bin of a size class and thread */
     PT_ALLOC_CACHE_THREAD_BYTES = 1 << 20, /* what the bins of one thread can hold in all */
+    PT_LARGE_CACHE_MIN_BLOCK = 1 << 20,    /* the smallest block of the large-block pool */
 };
 
 /* The structs with free lists of their own. */
@@ -53,6 +54,25 @@ void pt_alloc_cache_thread_info(pt_alloc_cache_info *out);
 void pt_alloc_cache_total_info(pt_alloc_cache_info *out);
 /* Returns the calling thread's cached blocks and objects to malloc. */
 void pt_alloc_cache_flush(void);
+/* ---------------------------------------------------------------- the large-block pool */
+/* large_cache.c, Note [CPU large-block cache]: blocks above PT_ALLOC_CACHE_MAX_BLOCK. */
+/* What a block of nbytes is allocated as: its size class from PT_LARGE_CACHE_MIN_BLOCK up, else
+ * exactly nbytes. */
+size_t pt_large_block_bytes(int64_t nbytes);
+/* A new block of size bytes (64-byte aligned; 2 MiB aligned and advised for huge pages from
+ * 4 MiB). Returns 0 or an errno value. */
+int pt_large_block_new(size_t size, void **out);
+/* A pooled block of exactly size bytes, or NULL. */
+void *pt_large_cache_take(size_t size);
+/* Keeps a block of size bytes for reuse, or frees it (small, pool off, or larger than the bound). */
+void pt_large_cache_put(void *p, size_t size);
+/* Frees every pooled block. */
+void pt_large_cache_flush(void);
+/* The pool's blocks and bytes (threads is 0). */
+void pt_large_cache_info(pt_alloc_cache_info *out);
+/* The pool's byte bound (0: off). */
+size_t pt_large_cache_cap(void);
+
 /* Whether caching is on: PYTENSOR_CPU_ALLOC_CACHE, read once at first use (0 turns it off). */
 bool pt_alloc_cache_enabled(void);
 /* Turns caching on or off for every thread from now on (the calling thread's cache is flushed

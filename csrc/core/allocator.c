@@ -7,7 +7,8 @@
  * and the widest AVX-512 load, so kernels never straddle a line at the start of a tensor); blocks
  * up to 64 KiB come from a per-thread cache and the counters are kept per thread, so threads
  * allocate concurrently without sharing a lock or a counter (alloc_cache.c, Note [CPU allocation
- * cache]). The meta allocator hands out nothing: meta tensors have shapes and dtypes but no bytes.
+ * cache]); freed blocks of 1 MiB and up wait in a process-wide pool for the next request of their
+ * size (large_cache.c, Note [CPU large-block cache]). The meta allocator hands out nothing: meta tensors have shapes and dtypes but no bytes.
  */
 #include <errno.h>
 #include <string.h>
@@ -51,6 +52,17 @@ static void cpu_stats(void *ctx, pt_memory_stats *out)
 {
     PT_UNUSED(ctx);
     pt_cpu_stats_read(out);
+    pt_alloc_cache_info bins, pool;
+    pt_alloc_cache_total_info(&bins);
+    pt_large_cache_info(&pool);
+    out->bytes_cached = bins.bytes + pool.bytes;
+}
+
+static void cpu_empty_cache(void *ctx)
+{
+    PT_UNUSED(ctx);
+    pt_alloc_cache_flush();
+    pt_large_cache_flush();
 }
 
 static void cpu_reset_peak(void *ctx)
@@ -65,10 +77,12 @@ static const pt_allocator_impl cpu_allocator = {
     .free = cpu_free,
     .stats = cpu_stats,
     .reset_peak = cpu_reset_peak,
+    .empty_cache = cpu_empty_cache,
     .ctx = NULL,
 };
 PT_REGISTER("allocator", "cpu", &cpu_allocator,
-            "64-byte aligned posix_memalign, small blocks cached per thread, with counters")
+            "64-byte aligned posix_memalign, small blocks cached per thread, large ones pooled, "
+            "with counters")
 
 /* ---------------------------------------------------------------- meta */
 static pt_status meta_alloc(void *ctx, int32_t device_index, int64_t nbytes, void **out)
@@ -131,6 +145,14 @@ pt_status pt_allocator_reset_peak(int32_t device_type)
     const pt_allocator_impl *a = NULL;
     PT_TRY(allocator_of(device_type, &a));
     a->reset_peak(a->ctx);
+    return PT_OK;
+}
+
+pt_status pt_allocator_empty_cache(int32_t device_type)
+{
+    const pt_allocator_impl *a = NULL;
+    PT_TRY(allocator_of(device_type, &a));
+    if (a->empty_cache) a->empty_cache(a->ctx);
     return PT_OK;
 }
 

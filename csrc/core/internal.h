@@ -111,6 +111,7 @@ typedef struct pt_allocator_impl {
     void (*free)(void *ctx, int32_t device_index, void *ptr, int64_t nbytes);
     void (*stats)(void *ctx, pt_memory_stats *out);
     void (*reset_peak)(void *ctx);
+    void (*empty_cache)(void *ctx); /* gives back what it holds for reuse; NULL: holds nothing */
     void *ctx;
 } pt_allocator_impl;
 

@@ -158,6 +158,7 @@ static void cuda_stats(void *ctx, pt_memory_stats *out)
     out->peak_bytes = atomic_load(&k->peak);
     out->allocations = atomic_load(&k->allocations);
     out->frees = atomic_load(&k->frees);
+    out->bytes_cached = 0;
 }
 
 static void cuda_reset_peak(void *ctx)

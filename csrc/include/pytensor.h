@@ -154,9 +154,13 @@ typedef struct pt_memory_stats {
     int64_t peak_bytes;
     int64_t allocations;
     int64_t frees;
+    int64_t bytes_cached; /* freed blocks held for reuse (not in bytes_in_use) */
 } pt_memory_stats;
 PT_API pt_status pt_allocator_stats(int32_t device_type, pt_memory_stats *out);
 PT_API pt_status pt_allocator_reset_peak(int32_t device_type);
+/* Gives the blocks an allocator holds for reuse back to the system (on CPU: the calling thread's
+ * small blocks and the process-wide large-block pool). */
+PT_API pt_status pt_allocator_empty_cache(int32_t device_type);
 /* Raw allocation through the registered allocator (64-byte aligned on CPU); size 0 gives NULL.
  * pt_allocator_free must be given the nbytes the block was allocated with (it picks the CPU
  * cache's size class from it, as a sized free does). */

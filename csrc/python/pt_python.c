@@ -19,7 +19,8 @@
  *    returns NULL without an exception to decline; the caller then runs the Python binding made
  *    by pytensor/_opsgen.py, which gives the same result for the same arguments and owns every
  *    error message. _FastFunction / _FastMethod (vectorcall; the method form is a method
- *    descriptor, so `t.add(u)` creates no bound method) pair a thunk with that binding.
+ *    descriptor, so `t.add(u)` creates no bound method) pair a thunk with that binding. A
+ *    function's caller may hold a second thunk, its out= overload's, for `f(a, b, out=o)`.
  *  - The number slots of _TensorBase (`+ - * / // % ** @ & | ^ << >>`, their reflected and
  *    in-place forms, unary `- ~ abs()`) and its comparisons (`== != < <= > >=`) run through the
  *    thunks of the operators pytensor._tensor names for them, wrapping a Python number as a 0-dim
@@ -325,6 +326,7 @@ typedef struct {
     ptpy_thunk fn;
     int32_t nargs;       /* required positional arguments, in schema order */
     int32_t self_first;  /* the first argument is `Tensor self` (usable as a method) */
+    int32_t out_kw;      /* an out= overload: args[nargs] is the value of the keyword `out` */
 } ptpy_thunk_entry;
 
 #include "pt_pyfast.c" /* generated: static const ptpy_thunk_entry ptpy_thunks[] */
@@ -590,16 +592,29 @@ typedef struct {
     vectorcallfunc vectorcall;
     ptpy_thunk thunk;
     Py_ssize_t nargs;
+    ptpy_thunk out_thunk; /* the out= overload's, for `f(..., out=t)`; or NULL */
+    Py_ssize_t out_nargs;
     PyObject *slow; /* the Python binding: every call the thunk declines */
 } ptpy_fastfn;
+
+static PyObject *ptpy_str_out; /* "out", interned */
 
 static PyObject *ptpy_fastfn_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf,
                                         PyObject *kwnames)
 {
     ptpy_fastfn *f = (ptpy_fastfn *)self;
-    if (!kwnames && PyVectorcall_NARGS(nargsf) == f->nargs) {
-        PyObject *r = f->thunk(args);
-        if (r || PyErr_Occurred()) return r;
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    if (!kwnames) {
+        if (n == f->nargs) {
+            PyObject *r = f->thunk(args);
+            if (r || PyErr_Occurred()) return r;
+        }
+    } else if (f->out_thunk && n == f->out_nargs && PyTuple_GET_SIZE(kwnames) == 1) {
+        PyObject *kw = PyTuple_GET_ITEM(kwnames, 0);
+        if (kw == ptpy_str_out || PyUnicode_Compare(kw, ptpy_str_out) == 0) {
+            PyObject *r = f->out_thunk(args); /* the keyword's value follows the positionals */
+            if (r || PyErr_Occurred()) return r;
+        }
     }
     return PyObject_Vectorcall(f->slow, args, nargsf, kwnames);
 }
@@ -657,7 +672,14 @@ static PyObject *ptpy_fastfn_wrapped(PyObject *self, void *closure)
     return slow;
 }
 
+static PyObject *ptpy_fastfn_has_out(PyObject *self, void *closure)
+{
+    (void)closure;
+    return PyBool_FromLong(((ptpy_fastfn *)self)->out_thunk != NULL);
+}
+
 static PyGetSetDef ptpy_fastfn_getset[] = {
+    {"_has_out_thunk", ptpy_fastfn_has_out, NULL, "whether `out=` calls have a thunk too", NULL},
     {"__doc__", ptpy_fastfn_doc, NULL, NULL, NULL},
     {"__name__", ptpy_fastfn_name, NULL, NULL, NULL},
     {"__qualname__", ptpy_fastfn_qualname, NULL, NULL, NULL},
@@ -861,25 +883,32 @@ static pt_status pt_py_fast_kernel(const pt_op *op, int32_t key, uint64_t keyset
 }
 
 /* ---------------------------------------------------------------- module functions */
-/* _fast_function(ident, slow, method) -> the caller of pt_call_<ident>'s thunk with `slow` as
- * its general path, or None when the generator made no thunk for it (or, for a method, when its
- * first argument is not `self`). */
+/* _fast_function(ident, slow, method, out_ident=None) -> the caller of pt_call_<ident>'s thunk
+ * with `slow` as its general path, or None when the generator made no thunk for it (or, for a
+ * method, when its first argument is not `self`). out_ident names an out= overload's thunk that
+ * serves calls whose only keyword is `out` (ignored when there is no such thunk). */
 static PyObject *ptpy_make_fast_function(PyObject *module, PyObject *args)
 {
     (void)module;
-    const char *ident;
+    const char *ident, *out_ident = NULL;
     PyObject *slow;
     int method;
-    if (!PyArg_ParseTuple(args, "sOp:_fast_function", &ident, &slow, &method)) return NULL;
+    if (!PyArg_ParseTuple(args, "sOp|z:_fast_function", &ident, &slow, &method, &out_ident))
+        return NULL;
     if (!PyCallable_Check(slow)) return PyErr_Format(PyExc_TypeError, "slow: not callable");
     const ptpy_thunk_entry *e = ptpy_find_thunk(ident);
-    if (!e || (method && !e->self_first)) Py_RETURN_NONE;
+    if (!e || e->out_kw || (method && !e->self_first)) Py_RETURN_NONE;
+    const ptpy_thunk_entry *o = out_ident && !method ? ptpy_find_thunk(out_ident) : NULL;
+    if (o && !o->out_kw) o = NULL;
+    if (!ptpy_str_out && !(ptpy_str_out = PyUnicode_InternFromString("out"))) return NULL;
     ptpy_fastfn *f = PyObject_GC_New(ptpy_fastfn, method ? &ptpy_fastmethod_type
                                                          : &ptpy_fastfn_type);
     if (!f) return NULL;
     f->vectorcall = ptpy_fastfn_vectorcall;
     f->thunk = e->fn;
     f->nargs = e->nargs;
+    f->out_thunk = o ? o->fn : NULL;
+    f->out_nargs = o ? o->nargs : -1;
     Py_INCREF(slow);
     f->slow = slow;
     PyObject_GC_Track((PyObject *)f);
@@ -1026,8 +1055,8 @@ static PyObject *ptpy_fast_thunks(PyObject *module, PyObject *unused)
     for (size_t i = 0; r && i < sizeof ptpy_thunks / sizeof ptpy_thunks[0]; i++) {
         const ptpy_thunk_entry *e = &ptpy_thunks[i];
         if (!e->fn) continue;
-        PyObject *row = Py_BuildValue("(ssii)", e->ident, e->name, (int)e->nargs,
-                                      (int)e->self_first);
+        PyObject *row = Py_BuildValue("(ssiii)", e->ident, e->name, (int)e->nargs,
+                                      (int)e->self_first, (int)e->out_kw);
         if (!row || PyList_Append(r, row) < 0) Py_CLEAR(r);
         Py_XDECREF(row);
     }
@@ -1036,7 +1065,8 @@ static PyObject *ptpy_fast_thunks(PyObject *module, PyObject *unused)
 
 static PyMethodDef ptpy_functions[] = {
     {"_fast_function", ptpy_make_fast_function, METH_VARARGS,
-     "_fast_function(ident, slow, method): a C caller for pt_call_<ident>, or None"},
+     "_fast_function(ident, slow, method, out_ident=None): a C caller for pt_call_<ident>, "
+     "or None"},
     {"_set_operator", ptpy_set_operator, METH_VARARGS,
      "_set_operator(dunder, ident): the operator a Tensor number slot calls"},
     {"_python_setup", ptpy_python_setup, METH_VARARGS,

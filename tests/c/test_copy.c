@@ -559,7 +559,7 @@ static void fake_stats(void *ctx, pt_memory_stats *out)
 }
 static void fake_reset(void *ctx) { PT_UNUSED(ctx); }
 static const pt_allocator_impl fake_allocator = {PT_DEV_CUDA, fake_alloc, fake_free, fake_stats,
-                                                 fake_reset, NULL};
+                                                 fake_reset, NULL, NULL};
 
 static pt_status fake_copy(int64_t nbytes, const void *src, pt_device sd, void *dst, pt_device dd)
 {

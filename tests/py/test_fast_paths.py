@@ -85,7 +85,9 @@ for _path in sorted(glob.glob(os.path.join(os.path.dirname(__file__), "fast_case
     _family = importlib.import_module(os.path.basename(_path)[:-3])
     assert not set(_family.CASES) & set(CASES), f"{_path} repeats a case"
     CASES.update(_family.CASES)
-THUNKS = {ident: (name, n, self_first) for ident, name, n, self_first in _core._fast_thunks()}
+THUNKS = {ident: (name, n, self_first) for ident, name, n, self_first, out_kw
+          in _core._fast_thunks() if not out_kw}
+OUT_THUNKS = {ident: (name, n) for ident, name, n, _, out_kw in _core._fast_thunks() if out_kw}
 
 
 def _caller(name: str):
@@ -132,6 +134,91 @@ def test_thunk_matches_the_python_binding(ident):
     if "inplace" in mode:
         assert r_fast is args_fast[0] and r_slow is args_slow[0]
         _same(args_fast[0], args_slow[0])
+
+
+# ---------------------------------------------------------------- out= thunks
+def _u(*shape, dtype=pytensor.float32):
+    """Values in (0.1, 0.9): inside every unary op's domain."""
+    n = int(pytensor.Size(shape).numel())
+    return (pytensor.arange(n, dtype=pytensor.float64).reshape(shape) * (0.8 / max(n, 1)) + 0.1
+            ).to(dtype)
+
+
+def _i(*shape):
+    return pytensor.arange(int(pytensor.Size(shape).numel()), dtype=pytensor.int32).reshape(shape)
+
+
+_MASK = lambda: pytensor.tensor([[True, False, True], [False, True, True]])  # noqa: E731
+# Arguments for out= thunks whose ops do not take (2, 3) float32 tensors; the rest get those.
+OUT_ARGS = {
+    "mm_out": lambda: (_u(2, 3), _u(3, 4)),
+    "matmul_out": lambda: (_u(2, 3), _u(3, 4)),
+    "bmm_out": lambda: (_u(2, 2, 3), _u(2, 3, 4)),
+    "addmm_out": lambda: (_u(2, 4), _u(2, 3), _u(3, 4)),
+    "baddbmm_out": lambda: (_u(2, 2, 4), _u(2, 2, 3), _u(2, 3, 4)),
+    "addmv_out": lambda: (_u(2), _u(2, 3), _u(3)),
+    "mv_out": lambda: (_u(2, 3), _u(3)),
+    "dot_out": lambda: (_u(3), _u(3)),
+    "vdot_out": lambda: (_u(3), _u(3)),
+    "outer_out": lambda: (_u(2), _u(3)),
+    "ger_out": lambda: (_u(2), _u(3)),
+    "take_out": lambda: (_u(2, 3), pytensor.tensor([0, 5, -1, 2])),
+    "masked_select_out": lambda: (_u(2, 3), _MASK()),
+    "where_self_out": lambda: (_MASK(), _u(2, 3), _u(3) + 1),
+    "_pdist_forward_out": lambda: (_u(4, 3),),
+    "bitwise_not_out": lambda: (_i(2, 3),),
+    "nonzero_out": lambda: (_i(2, 3) % 2,),
+    "sign_out": lambda: (_u(2, 3) - 0.5,),
+}
+for _op in ("and", "or", "xor", "left_shift", "right_shift"):
+    OUT_ARGS[f"bitwise_{_op}_Tensor_out"] = lambda: (_i(2, 3), _i(3) % 4)
+
+
+def _result_or_error(fn, args, out):
+    try:
+        return fn(*args, out=out), None
+    except Exception as e:  # noqa: BLE001 - both paths must raise alike
+        return None, e
+
+
+@pytest.mark.parametrize("ident", sorted(OUT_THUNKS))
+def test_out_thunk_matches_the_python_binding(ident):
+    name = OUT_THUNKS[ident][0].split("::")[1].split(".")[0]
+    fn = getattr(pytensor, name, None)
+    if not isinstance(fn, _core._FastFunction) or not fn._has_out_thunk:
+        pytest.skip(f"no public function {name} pairs with {ident}")
+    make = OUT_ARGS.get(ident, lambda: tuple(_u(2, 3) for _ in range(OUT_THUNKS[ident][1])))
+    try:
+        dtype = fn.__wrapped__(*make()).dtype
+    except Exception:  # noqa: BLE001 - no plain form: the out= call decides
+        dtype = pytensor.float32
+    seeded = "bernoulli" in ident or "normal" in ident
+    results = []
+    for path in (fn, fn.__wrapped__):
+        args, out = make(), pytensor.empty(0, dtype=dtype)
+        if seeded:
+            pytensor.manual_seed(99)
+        r, err = _result_or_error(path, args, out)
+        results.append((r, err, out))
+    (r_fast, e_fast, o_fast), (r_slow, e_slow, o_slow) = results
+    if e_slow is not None:
+        assert type(e_fast) is type(e_slow) and str(e_fast) == str(e_slow)
+        return
+    assert e_fast is None, e_fast
+    assert r_fast is o_fast and r_slow is o_slow
+    _same(o_fast, o_slow)
+
+
+def test_out_calls_of_common_functions_take_their_thunks():
+    for name in ("add", "sub", "mul", "div", "exp", "tanh", "sigmoid", "maximum", "eq", "mm",
+                 "matmul", "sum", "where", "clamp", "abs", "sqrt"):
+        assert getattr(pytensor, name)._has_out_thunk, name
+    x, o = _u(2, 3), pytensor.empty(0)
+    assert pytensor.add(x, x, out=o) is o and o.shape == (2, 3)         # resized from empty
+    with pytest.raises(TypeError):
+        pytensor.add(x, x, out=x.tolist())                              # declined, then refused
+    assert pytensor.add(x, x, out=None).shape == (2, 3)                 # out=None: a new tensor
+    assert pytensor.add(x, 1, out=o) is o                               # a number: the binding
 
 
 def test_public_bindings_use_the_thunks():
