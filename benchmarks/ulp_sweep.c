@@ -1,9 +1,14 @@
 /* ulp_sweep.c - measures the largest error, in ulp, of each float32 function of
- * csrc/kernels/cpu/vec_math.h over the float32 range, against the double libm function (whose own
- * error is far below a float ulp). Not part of the build:
+ * csrc/kernels/cpu/vec_math.h, and of the array forms of vec_math_simd.h ("exp[]", ...), over the
+ * float32 range, against the double libm function (whose own error is far below a float ulp). Not
+ * part of the build:
  *
  *     cc -O2 -std=c11 -D_GNU_SOURCE -Icsrc/kernels/cpu -Icsrc/core benchmarks/ulp_sweep.c -lm -o /tmp/ulp_sweep
  *     /tmp/ulp_sweep [step [function]]
+ *
+ * The array forms are the capability's: add `-mavx2 -mfma` (AVX2) or `-mavx2 -mfma -mavx512f
+ * -mavx512bw -mavx512vl -mavx512dq` (AVX-512) to measure the intrinsics kernels; without those
+ * flags they are the portable functions again.
  *
  * Visits every step-th bit pattern (step 1: all 2^32 floats), both signs; the error of a result y
  * against the exact value r is |y - r| / ulp(r), ulp(r) being the spacing of floats at r
@@ -18,25 +23,29 @@
 #include <string.h>
 
 #include "vec_math.h"
+#include "vec_math_simd.h"
 
 typedef struct fn {
     const char *name;
     float (*f)(float);
     double (*ref)(double);
     float limit; /* |x| below it only; 0: everywhere */
+    void (*map)(float *, const float *, int64_t, float); /* an array form instead of f */
 } fn;
 
 static double sigmoid_ref(double x) { return 1.0 / (1.0 + exp(-x)); }
 
 static const fn fns[] = {
-    {"exp", pt_vexpf, exp, 0},        {"sigmoid", pt_vsigmoidf, sigmoid_ref, 0},
-    {"tanh", pt_vtanhf, tanh, 0},     {"log", pt_vlogf, log, 0},
-    {"log2", pt_vlog2f, log2, 0},     {"log10", pt_vlog10f, log10, 0},
-    {"log1p", pt_vlog1pf, log1p, 0},  {"exp2", pt_vexp2f, exp2, 0},
-    {"expm1", pt_vexpm1f, expm1, 0},  {"sinh", pt_vsinhf, sinh, 0},
-    {"cosh", pt_vcoshf, cosh, 0},     {"erf", pt_verff, erf, 0},
-    {"erfc", pt_verfcf, erfc, 0},     {"sin", pt_vsinf, sin, PT_VTRIG_LIMIT},
-    {"cos", pt_vcosf, cos, PT_VTRIG_LIMIT}, {"tan", pt_vtanf, tan, PT_VTRIG_LIMIT},
+    {"exp", pt_vexpf, exp, 0, NULL},        {"sigmoid", pt_vsigmoidf, sigmoid_ref, 0, NULL},
+    {"tanh", pt_vtanhf, tanh, 0, NULL},     {"log", pt_vlogf, log, 0, NULL},
+    {"log2", pt_vlog2f, log2, 0, NULL},     {"log10", pt_vlog10f, log10, 0, NULL},
+    {"log1p", pt_vlog1pf, log1p, 0, NULL},  {"exp2", pt_vexp2f, exp2, 0, NULL},
+    {"expm1", pt_vexpm1f, expm1, 0, NULL},  {"sinh", pt_vsinhf, sinh, 0, NULL},
+    {"cosh", pt_vcoshf, cosh, 0, NULL},     {"erf", pt_verff, erf, 0, NULL},
+    {"erfc", pt_verfcf, erfc, 0, NULL},     {"sin", pt_vsinf, sin, PT_VTRIG_LIMIT, NULL},
+    {"cos", pt_vcosf, cos, PT_VTRIG_LIMIT, NULL}, {"tan", pt_vtanf, tan, PT_VTRIG_LIMIT, NULL},
+    {"exp[]", NULL, exp, 0, pt_map_expf},   {"sigmoid[]", NULL, sigmoid_ref, 0, pt_map_sigmoidf},
+    {"tanh[]", NULL, tanh, 0, pt_map_tanhf},
 };
 
 static double ulp_error(float y, double r)
@@ -70,7 +79,9 @@ int main(int argc, char **argv)
             if (f->limit != 0 && !(fabsf(x) < f->limit)) continue;
             xs[n++] = x;
             if (n < BATCH && bits + step <= 0xffffffffull) continue;
-            for (int i = 0; i < n; i++) ys[i] = f->f(xs[i]); /* the vectorized form */
+            if (f->map) f->map(ys, xs, n, 0.0f);
+            else
+                for (int i = 0; i < n; i++) ys[i] = f->f(xs[i]); /* the vectorized form */
             for (int i = 0; i < n; i++) {
                 const double e = ulp_error(ys[i], f->ref((double)xs[i]));
                 if (e > worst) {

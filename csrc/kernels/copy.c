@@ -6,7 +6,8 @@
  * the dimensions it is broadcast over. Two shortcuts come first: equal dtypes with equal dense
  * layouts are one memcpy, and a copy onto the very same view does nothing. When the two operands'
  * bytes overlap in any other way, src is first copied to a fresh contiguous tensor, so no element
- * is read after it was overwritten.
+ * is read after it was overwritten. Large copies and fills are split across the CPU threads
+ * (pt_parallel_for, above PT_GRAIN elements): one thread does not reach the memory bandwidth.
  *
  * Between devices, or on a device whose kernels are not here, the copy is staged through the CPU
  * with the copy-bytes table only: src's byte extent (the span between its lowest and highest
@@ -18,6 +19,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "iter.h"
 
 
 static const pt_device cpu_device = {PT_DEV_CPU, 0};
@@ -130,6 +132,64 @@ static void copy_loop(char **data, const int64_t *strides, int64_t n, void *ctx)
         memcpy(data[0] + i * strides[0], data[1] + i * strides[1], (size_t)c->itemsize);
 }
 
+/* ---------------------------------------------------------------- splitting across threads */
+
+/* Byte copies of at least this much are split: 32K float32 elements, as the iterator's grain. */
+#define COPY_GRAIN_BYTES ((int64_t)PT_GRAIN * 4)
+
+typedef struct bytes_ctx {
+    char *dst;
+    const char *src;
+} bytes_ctx;
+
+static void copy_bytes_chunk(int64_t begin, int64_t end, void *arg)
+{
+    const bytes_ctx *c = arg;
+    memcpy(c->dst + begin, c->src + begin, (size_t)(end - begin));
+}
+
+static void parallel_memcpy(char *dst, const char *src, int64_t nbytes)
+{
+    bytes_ctx c = {dst, src};
+    pt_parallel_for(nbytes, COPY_GRAIN_BYTES, copy_bytes_chunk, &c);
+}
+
+/* pt_loop_nd over sub-ranges of the largest dimension, one per thread. */
+typedef struct split_ctx {
+    int32_t ntensors, ndim, dim;
+    char **data;
+    const int64_t *strides, *sizes;
+    pt_loop_fn loop;
+    void *ctx;
+} split_ctx;
+
+static void split_chunk(int64_t begin, int64_t end, void *arg)
+{
+    const split_ctx *c = arg;
+    int64_t sizes[PT_MAX_DIMS];
+    char *data[PT_LOOP_MAX_OPERANDS];
+    memcpy(sizes, c->sizes, (size_t)c->ndim * sizeof *sizes);
+    sizes[c->dim] = end - begin;
+    for (int32_t k = 0; k < c->ntensors; k++)
+        data[k] = c->data[k] + begin * c->strides[k * c->ndim + c->dim];
+    pt_loop_nd(c->ntensors, data, c->strides, c->ndim, sizes, c->loop, c->ctx);
+}
+
+static void parallel_loop_nd(int32_t ntensors, char **data, const int64_t *strides, int32_t ndim,
+                             const int64_t *sizes, int64_t numel, pt_loop_fn loop, void *ctx)
+{
+    int32_t dim = 0;
+    for (int32_t i = 1; i < ndim; i++)
+        if (sizes[i] > sizes[dim]) dim = i;
+    if (ndim == 0 || numel < 2 * PT_GRAIN || sizes[dim] < 2) {
+        pt_loop_nd(ntensors, data, strides, ndim, sizes, loop, ctx);
+        return;
+    }
+    const int64_t inner = numel / sizes[dim];
+    split_ctx c = {ntensors, ndim, dim, data, strides, sizes, loop, ctx};
+    pt_parallel_for(sizes[dim], (PT_GRAIN + inner - 1) / inner, split_chunk, &c);
+}
+
 static pt_status copy_cpu(pt_tensor *dst, const pt_tensor *src, const int64_t *src_strides)
 {
     int32_t nd = dst->ndim;
@@ -157,7 +217,7 @@ static pt_status copy_cpu(pt_tensor *dst, const pt_tensor *src, const int64_t *s
         return st;
     }
     if (same_layout && non_overlapping_and_dense(nd, dst->sizes, dst->strides) && dlo == 0) {
-        memcpy(d, s, (size_t)(dst->numel * dsz));
+        parallel_memcpy(d, s, dst->numel * dsz);
         return PT_OK;
     }
     int64_t byte_strides[2 * PT_MAX_DIMS];
@@ -167,7 +227,7 @@ static pt_status copy_cpu(pt_tensor *dst, const pt_tensor *src, const int64_t *s
     }
     copy_ctx ctx = {pt_dtype_cast_fn(src->dtype, dst->dtype), dsz};
     char *data[2] = {d, s};
-    pt_loop_nd(2, data, byte_strides, nd, dst->sizes, copy_loop, &ctx);
+    parallel_loop_nd(2, data, byte_strides, nd, dst->sizes, dst->numel, copy_loop, &ctx);
     return PT_OK;
 }
 
@@ -326,7 +386,7 @@ pt_status pt_tensor_fill_(pt_tensor *t, const pt_scalar *value)
     int64_t byte_strides[PT_MAX_DIMS];
     for (int32_t i = 0; i < t->ndim; i++) byte_strides[i] = t->strides[i] * ctx.itemsize;
     char *data[1] = {pt_tensor_data(t)};
-    pt_loop_nd(1, data, byte_strides, t->ndim, t->sizes, fill_loop, &ctx);
+    parallel_loop_nd(1, data, byte_strides, t->ndim, t->sizes, t->numel, fill_loop, &ctx);
     return PT_OK;
 }
 

@@ -273,11 +273,13 @@ def ulp_error(got: np.ndarray, ref: np.ndarray) -> np.ndarray:
 
 
 # (function, float64 reference, positive range, allowed ulp). The float-arithmetic kernels (exp,
-# sigmoid, tanh) are within 2.5 ulp, the double-arithmetic ones within 1 (Note [vec_math accuracy]).
+# sigmoid, tanh) are within 2.5 ulp (exp within 1.01), the double-arithmetic ones within 1
+# (Note [vec_math accuracy]); the suite runs once per capability, so each build's kernels are held
+# to the bound.
 ACCURACY = [
-    ("exp", torch.exp, (1e-30, 88.8), 1.0),
+    ("exp", torch.exp, (1e-30, 88.8), 1.01),
     ("sigmoid", torch.sigmoid, (1e-30, 110.0), 2.5),
-    ("tanh", torch.tanh, (1e-30, 12.0), 1.5),
+    ("tanh", torch.tanh, (1e-30, 12.0), 2.5),
     ("log", torch.log, (1e-38, 3e38), 1.0),
     ("log2", torch.log2, (1e-38, 3e38), 1.0),
     ("log10", torch.log10, (1e-38, 3e38), 1.0),
@@ -324,6 +326,17 @@ def _by_capability(compute):
     return results
 
 
+# exp, sigmoid, tanh and silu run vec_math_simd.h's FMA kernels under AVX2 and AVX-512 (the same
+# bits in both) and vec_math.h's portable ones under the default capability: those two differ
+# within the kernels' ulp bounds (Note [vector exp]). Every other function gives the same bits.
+VECTOR_FNS = {"exp", "sigmoid", "tanh", "silu"}
+
+
+def _close_in_ulp(a: bytes, b: bytes, bound: float) -> bool:
+    x, y = np.frombuffer(a, np.float64), np.frombuffer(b, np.float64)
+    return bool(np.all(ulp_error(x.astype(np.float32), y) <= bound))
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "float16"])
 def test_every_capability_matches_the_default(dtype):
     x = sample(dtype, n=1000, seed=3) if dtype != "int32" else sample(dtype, n=1000)
@@ -340,8 +353,18 @@ def test_every_capability_matches_the_default(dtype):
                     out[fn + name] = type(e).__name__
         return out
     results = _by_capability(compute)
-    for r in results[1:]:
-        assert r == results[0]
+    default, vector = results[0], results[1:]
+    for r in vector:
+        assert r == vector[0]  # AVX2 and AVX-512: the same bits for every function
+        for key, value in r.items():
+            if isinstance(value, str):  # an exception's name: the same under every capability
+                assert value == default[key], key
+            elif key[:-1] in VECTOR_FNS and dtype in ("float32", "int32"):
+                assert _close_in_ulp(value, default[key], 5.0), key
+            else:
+                # float16 results round the float32 kernels' to 11 bits: the same almost always
+                assert value == default[key] or (dtype == "float16" and key[:-1] in VECTOR_FNS
+                                                 and _close_in_ulp(value, default[key], 2 ** 13)), key
 
 
 def test_threads_split_large_work_identically():

@@ -4,7 +4,9 @@
  *
  * Every loop has NumPy's (data, byte strides, n) form and a contiguous path that the compiler
  * vectorizes for the capability's instruction set. The float32 transcendental functions come
- * from vec_math.h (branch-free, so they vectorize; Note [vec_math accuracy]); float64 calls libm
+ * from vec_math.h (branch-free, so they vectorize; Note [vec_math accuracy]), exp, sigmoid, tanh
+ * and the activations built on them from vec_math_simd.h's array forms (Note [vector exp]);
+ * float64 calls libm
  * per element; complex types use C's <complex.h> (with torch's formulas where C has none). The
  * loops of several inputs (clamp with tensor bounds, where) add a path for bounds broadcast from
  * one element, the shape `clamp(x, 0, 6)` takes after the iterator converted its scalars once.
@@ -16,6 +18,7 @@
 
 #include "unary.h"
 #include "vec_math.h"
+#include "vec_math_simd.h"
 
 typedef float _Complex c64;
 typedef double _Complex c128;
@@ -41,6 +44,28 @@ typedef double _Complex c128;
                 const TI x = *(const TI *)(a + i * s[1]);                                          \
                 *(TO *)(o + i * s[0]) = EXPR;                                                      \
             }                                                                                      \
+        }                                                                                          \
+    }
+
+/* A float32 loop through an array form of vec_math_simd.h: contiguous runs directly, strided
+ * ones through a block buffer, so that every element takes the same vector code. */
+enum { MAP_BLOCK = 256 };
+#define MAP_LOOP(NAME, MAP)                                                                        \
+    static void NAME(char **data, const int64_t *s, int64_t n, void *ctx)                          \
+    {                                                                                              \
+        PT_UNUSED(ctx);                                                                            \
+        if (s[0] == (int64_t)sizeof(float) && s[1] == (int64_t)sizeof(float)) {                    \
+            MAP((float *)data[0], (const float *)data[1], n, 0.0f);                                \
+            return;                                                                                \
+        }                                                                                          \
+        float buf[MAP_BLOCK];                                                                      \
+        for (int64_t b = 0; b < n; b += MAP_BLOCK) {                                               \
+            const int64_t len = n - b < MAP_BLOCK ? n - b : MAP_BLOCK;                             \
+            const char *a = data[1] + b * s[1];                                                    \
+            char *o = data[0] + b * s[0];                                                          \
+            for (int64_t i = 0; i < len; i++) buf[i] = *(const float *)(a + i * s[1]);             \
+            MAP(buf, buf, len, 0.0f);                                                              \
+            for (int64_t i = 0; i < len; i++) *(float *)(o + i * s[0]) = buf[i];                   \
         }                                                                                          \
     }
 
@@ -172,21 +197,20 @@ UNARY_LOOP(asin_f4, float, float, asinf(x))
 UNARY_LOOP(atan_f4, float, float, atanf(x))
 UNARY_LOOP(cosh_f4, float, float, pt_vcoshf(x))
 UNARY_LOOP(sinh_f4, float, float, pt_vsinhf(x))
-UNARY_LOOP(tanh_f4, float, float, pt_vtanhf(x))
+MAP_LOOP(tanh_f4, pt_map_tanhf)
 UNARY_LOOP(erf_f4, float, float, pt_verff(x))
 UNARY_LOOP(erfc_f4, float, float, pt_verfcf(x))
-UNARY_LOOP(exp_f4, float, float, pt_vexpf(x))
+MAP_LOOP(exp_f4, pt_map_expf)
 UNARY_LOOP(exp2_f4, float, float, pt_vexp2f(x))
 UNARY_LOOP(expm1_f4, float, float, pt_vexpm1f(x))
 UNARY_LOOP(log_f4, float, float, pt_vlogf(x))
 UNARY_LOOP(log10_f4, float, float, pt_vlog10f(x))
 UNARY_LOOP(log1p_f4, float, float, pt_vlog1pf(x))
 UNARY_LOOP(log2_f4, float, float, pt_vlog2f(x))
-UNARY_LOOP(sigmoid_f4, float, float, pt_vsigmoidf(x))
-UNARY_LOOP(silu_f4, float, float, x * pt_vsigmoidf(x))
+MAP_LOOP(sigmoid_f4, pt_map_sigmoidf)
+MAP_LOOP(silu_f4, pt_map_siluf)
 UNARY_LOOP(gelu_f4, float, float, 0.5f * x * (1.0f + pt_verff(x * 0.70710678118654752f)))
-UNARY_LOOP(gelu_tanh_f4, float, float,
-           0.5f * x * (1.0f + pt_vtanhf(0.79788456080286536f * (x + 0.044715f * x * x * x))))
+MAP_LOOP(gelu_tanh_f4, pt_map_gelu_tanhf)
 
 /* float64: libm. */
 static inline double sigmoid_d(double x)
