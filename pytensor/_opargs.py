@@ -5,7 +5,8 @@
 int lists from any sequence, a single int for a fixed-size list, ...) and returns the canonical
 value the calling code in _ops expects: a Tensor, an int, a list of ints, a ``dtype`` object, a
 ``device`` object, and so on. ``bind`` matches the positional and keyword arguments of one call
-to one overload's parameters (defaults, keyword-only parameters, the int-list varargs sugar) and
+to one overload's parameters (defaults, keyword-only parameters, the int-list varargs sugar, an
+``out=`` tuple for several outputs) and
 ``resolve`` tries the overloads of a name in order. Their errors are PyTorch's: one overload
 that could fit names the argument that did not ("add(): argument 'other' (position 2) must be
 Tensor, not str"); otherwise every signature is listed with the arguments that did not fit
@@ -249,7 +250,14 @@ def bind(view: View, fname: str, numbers: bool, self_obj, args, kwargs) -> list:
     used = 0
     missing = []
     pos = 0
+    outs = skip = None
+    if view.out_targets is not None and kwargs and "out" in kwargs:
+        outs, skip, used = kwargs["out"], view.out_targets, 1
     for p in view.params:
+        if skip is not None and p.index in skip:
+            if p.pyname in kwargs:
+                raise Mismatch(f"{fname}() got multiple values for argument 'out'")
+            continue
         if not p.kwarg_only and pos < nargs:
             v = args[pos]
             pos += 1
@@ -288,7 +296,26 @@ def bind(view: View, fname: str, numbers: bool, self_obj, args, kwargs) -> list:
         known = {p.pyname for p in view.params}
         extra = next(k for k in kwargs if k not in known)
         raise Mismatch(f"{fname}() got an unexpected keyword argument '{extra}'")
+    if outs is not None:
+        _bind_outs(view, fname, outs, values)
     return values
+
+
+def _bind_outs(view: View, fname: str, outs, values: list) -> None:
+    """Puts the tensors of an ``out=`` tuple in the output arguments (Note [out= tuples] in
+    _ops). Only the form is an overload mismatch; a tuple of the wrong length or with something
+    other than a Tensor is an error of the overload the other arguments chose, as in torch."""
+    if not isinstance(outs, (tuple, list)):
+        raise Mismatch(f"{fname}(): argument 'out' must be tuple of Tensors, not "
+                       f"{_typename(outs)}")
+    n = len(view.out_targets)
+    if len(outs) != n:
+        raise TypeError(f"expected tuple of {n} elements but got {len(outs)}")
+    for i, (index, t) in enumerate(zip(view.out_targets, outs)):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument {view.out_position}, "
+                            f"but got {type(t).__name__}")
+        values[index] = t
 
 
 def _position(where) -> str:
@@ -335,10 +362,23 @@ def resolve(g: Group, views: list, self_obj, args, kwargs):
     if len(views) == 1:
         raise TypeError(str(errors[0])) from None
     n = len(args) + (len(kwargs) if kwargs else 0)
-    plausible = [i for i, v in enumerate(views) if v.min_args <= n <= v.max_args]
+    # torch's signature of an operator's function merges an out= overload into the overload it
+    # writes the result of: without an output given, the out= overloads are not candidates.
+    candidates = [i for i, v in enumerate(views) if not v.sig.has_out or
+                  _names_output(v, kwargs)] or range(len(views))
+    if len(candidates) == 1:
+        raise TypeError(str(errors[candidates[0]])) from None
+    plausible = [i for i in candidates if views[i].min_args <= n <= views[i].max_args]
     if len(plausible) == 1:
         raise TypeError(str(errors[plausible[0]])) from None
     raise TypeError(invalid_combination(g.fname, views, args, kwargs)) from None
+
+
+def _names_output(view: View, kwargs) -> bool:
+    if not kwargs:
+        return False
+    return "out" in kwargs or any(p.kwarg_only and p.is_write and p.pyname in kwargs
+                                  for p in view.params)
 
 
 def invalid_combination(fname: str, views: list, args, kwargs) -> str:

@@ -13,7 +13,11 @@ A matched call goes either through the unboxed entry point (Note [unboxed callin
 tools/gen_ops.py: each parameter becomes one or two C arguments; a single Tensor result comes back
 as the return value) or, for operators without one (those defined from Python), through
 ``pt_dispatch_call`` with a stack of boxed values (_boxing). The per-call fast paths that skip this
-generic parser are generated from the same Sig objects in _opsgen.
+generic parser are generated from the same Sig objects in _opsgen. A function or method whose
+overload names its returns gives them as that overload's pytensor.return_types tuple (operator
+objects give plain tuples, as torch.ops does); the out= overloads of such operators take their
+outputs as one ``out`` tuple (Note [out= tuples]); a few names take arguments that no schema has
+(Note [Python-level forms]).
 
 Note [overload order]
 PyTorch tries a name's Python signatures in an order that puts the more specific ones first, so
@@ -29,6 +33,7 @@ from __future__ import annotations
 from . import _C, _boxing, _device, _dtype
 from ._C import _core, _raise, ffi, lib
 from ._opargs import Mismatch, _Bad, _typename, bind, convert, resolve
+from ._opargs import _c_bool as convert_bool
 
 _NULL = ffi.NULL
 _IV_TENSOR = lib.PT_IV_TENSOR
@@ -154,7 +159,7 @@ class Sig:
     __slots__ = ("op", "schema", "qualname", "ns", "name", "overload", "params",
                  "returns", "nargs", "self_index", "entry", "ret_ptr", "out_types", "aliases",
                  "variants", "views", "has_out", "capacity", "plain_kernel_args", "tensor_params",
-                 "op_addr", "tensors_only", "__weakref__")
+                 "op_addr", "tensors_only", "rtype", "__weakref__")
 
     def __init__(self, op):
         schema = lib.pt_op_schema(op)
@@ -192,6 +197,8 @@ class Sig:
                            None)
             self.aliases.append(hit)
         self.entry, self.ret_ptr, self.out_types = self._find_entry()
+        from . import return_types
+        self.rtype = return_types.type_of(self)
         self.views = {}
         self.capacity = max(self.nargs, len(self.returns), 1)
         # Python kernels get the values as they are when no argument has a default or is
@@ -248,7 +255,8 @@ class Sig:
 
 
 class View:
-    __slots__ = ("sig", "kind", "params", "npos", "min_args", "max_args", "varargs_list")
+    __slots__ = ("sig", "kind", "params", "npos", "min_args", "max_args", "varargs_list",
+                 "out_targets", "out_position")
 
     def __init__(self, sig: Sig, kind: int):
         self.sig = sig
@@ -272,14 +280,33 @@ class View:
         # parameter is an int list.
         self.varargs_list = (kind != 0 and self.npos == 1 and params[0].list
                              and params[0].code == "int" and not params[0].kwarg_only)
+        # Note [out= tuples]: the function of an out= overload with named returns takes its
+        # outputs as one `out` tuple, torch's "tuple of Tensors out"; out_position is that
+        # argument's index in torch's signature (every other argument, then out), which torch's
+        # messages name.
+        self.out_targets = self.out_position = None
+        outs = tuple(p.index for p in params if p.kwarg_only and p.is_write and
+                     p.code == "Tensor" and not p.list)
+        if kind == 1 and sig.rtype is not None and len(outs) >= 2:
+            self.out_targets = outs
+            self.out_position = len(params) - len(outs)
+            self.min_args -= len(outs) - 1
+            self.max_args -= len(outs) - 1
 
     def describe(self) -> str:
         parts, star = [], False
+        targets = self.out_targets or ()
         for p in self.params:
+            if p.index in targets:
+                continue
             if p.kwarg_only and not star:
                 parts.append("*")
                 star = True
             parts.append(p.describe())
+        if targets:
+            if not star:
+                parts.append("*")
+            parts.append("tuple of Tensors out")
         return "(" + ", ".join(parts) + ")"
 
 
@@ -349,7 +376,7 @@ def _number_ops(name: str) -> bool:
 class Group:
     """The overloads of one name that a Python entity (function, method, op object) sees."""
 
-    __slots__ = ("qualname", "fname", "kind", "views", "numbers", "snapshot")
+    __slots__ = ("qualname", "fname", "kind", "views", "numbers", "snapshot", "python")
 
     def __init__(self, qualname: str, kind: int):
         self.qualname = qualname
@@ -358,6 +385,7 @@ class Group:
         self.numbers = kind == 0 or _number_ops(self.fname)
         self.snapshot = None
         self.views = []
+        self.python = _PYTHON_FORMS.get(qualname) if kind else None
 
     def refresh(self) -> list:
         t = table()
@@ -381,12 +409,77 @@ class Group:
         return self.views
 
     def __call__(self, self_obj, args, kwargs):
+        if self.python is not None:
+            return self.python(self, self_obj, args, kwargs)
+        return self.dispatch(self_obj, args, kwargs)
+
+    def dispatch(self, self_obj, args, kwargs):
+        """Resolves the overload and calls it; a function or method gets its named returns as
+        the overload's return_types tuple, an operator object a plain tuple, as in torch."""
         views = self.refresh()
         if not views:
             raise RuntimeError(f"operator {self.qualname} has no overloads left (its defs were "
                                "released)")
         view, values = resolve(self, views, self_obj, args, kwargs)
-        return call(view.sig, values)
+        result = call(view.sig, values)
+        rtype = view.sig.rtype
+        if rtype is not None and self.kind:
+            return tuple.__new__(rtype, result)
+        return result
+
+
+# ---------------------------------------------------------------- Python-level forms
+# Note [Python-level forms]
+# A few of torch's functions take arguments that no schema has, because torch writes their
+# Python binding by hand (nonzero's as_tuple) or in Python (torch.norm, whose p may be a string
+# and whose default is "fro"; torch.unique_consecutive, which returns only the results asked
+# for). Their Groups hand every call that the generated fast path did not
+# take to the form here, which reads the extra arguments and calls the operators.
+def _nonzero_form(g: Group, self_obj, args, kwargs):
+    """nonzero(input, *, bool as_tuple=False, Tensor out=None): as_tuple=True gives one 1-D
+    int64 index tensor per dim (nonzero_numpy: a 0-d input counts as 1-D)."""
+    if not kwargs or "as_tuple" not in kwargs:
+        return g.dispatch(self_obj, args, kwargs)
+    kwargs = dict(kwargs)
+    flag = kwargs.pop("as_tuple")
+    try:
+        flag = convert_bool(flag)
+    except _Bad:
+        raise TypeError(f"nonzero(): argument 'as_tuple' must be bool, not {_typename(flag)}") \
+            from None
+    if not flag:
+        return g.dispatch(self_obj, args, kwargs)
+    out = kwargs.pop("out", None)
+    view, values = resolve(g, g.refresh(), self_obj, args, kwargs)
+    if out is not None:
+        raise RuntimeError("nonzero does not support the out kwarg when as_tuple is True")
+    return tuple(call(sig_of(find("aten::nonzero_numpy")), [values[view.sig.self_index]]))
+
+
+def _norm_form(g: Group, self_obj, args, kwargs):
+    """torch.norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None) and
+    Tensor.norm(p="fro", dim=None, keepdim=False, dtype=None) (see pytensor.linalg)."""
+    from . import linalg
+    if g.kind == 2:
+        return linalg._tensor_norm(self_obj, *args, **kwargs)
+    return linalg._functional_norm(*args, **kwargs)
+
+
+def _unique_consecutive_form(g: Group, self_obj, args, kwargs):
+    """torch.unique_consecutive is a Python function over the operator: it returns the output
+    alone, or a tuple with the inverse and/or the counts that were asked for."""
+    view, values = resolve(g, g.refresh(), self_obj, args, kwargs)
+    result = call(view.sig, values)
+    if view.sig.has_out:
+        return result
+    names = {p.name: v for p, v in zip(view.sig.params, values)}
+    keep = (True, names["return_inverse"], names["return_counts"])
+    picked = tuple(r for r, k in zip(result, keep) if k)
+    return picked[0] if len(picked) == 1 else picked
+
+
+_PYTHON_FORMS = {"aten::nonzero": _nonzero_form, "aten::norm": _norm_form,
+                 "aten::unique_consecutive": _unique_consecutive_form}
 
 
 _groups: dict = {}
