@@ -312,6 +312,28 @@ def unary_makers(name: str, np_fn: Callable):
     }
 
 
+def np_sigmoid_out(np, a, c):
+    np.negative(a, out=c)
+    np.exp(c, out=c)
+    c += 1.0
+    return np.divide(1.0, c, out=c)
+
+
+NP_UNARY_OUT = {
+    "exp": lambda np, a, c: np.exp(a, out=c),
+    "tanh": lambda np, a, c: np.tanh(a, out=c),
+    "sigmoid": np_sigmoid_out,
+}
+
+
+def unary_out_makers(name: str):
+    return {
+        "pytensor": lambda m, x: (lambda f=getattr(m, name), a=x[0], c=x[2]: f(a, out=c)),
+        "torch": lambda m, x: (lambda f=getattr(m, name), a=x[0], c=x[2]: f(a, out=c)),
+        "numpy": lambda m, x: (lambda a=x[0], c=x[2]: NP_UNARY_OUT[name](m, a, c)),
+    }
+
+
 NP_NAMES = {"mul": "multiply"}  # NumPy's name where it differs from torch's
 
 
@@ -392,6 +414,8 @@ def memory_cases(libs: Libs, sizes: Sizes) -> list:
     for name in ("exp", "tanh", "sigmoid"):
         cases.append(Case("memory", name, name, st, "GB/s", 2 * nbytes,
                           unary_makers(name, NP_UNARY[name]), (name,), flat))
+        cases.append(Case("memory", name, f"{name}(a, out=c)", st, "GB/s", 2 * nbytes,
+                          unary_out_makers(name), (name,), flat, outputs=True))
     for name in ("sum", "mean"):
         cases.append(Case("memory", name, name, st, "GB/s", nbytes,
                           unary_makers(name, NP_UNARY[name]), (name,), flat))
