@@ -506,3 +506,35 @@ def test_every_cpu_capability_agrees_with_the_default_loops():
                 torch.testing.assert_close(a, b, rtol=2e-6, atol=1e-6, equal_nan=True)
     finally:
         lib.pt_cpu_capability_select(lib.pt_cpu_capability())  # the capability in use at start-up
+
+
+# ---------------------------------------------------------------- long contiguous rows
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int64, torch.int16,
+                                   torch.float16], ids=str)
+def test_arg_extremes_of_long_rows_match_torch(dtype):
+    """Rows long enough for the two-pass search (a vectorized pass, then the first occurrence):
+    ties keep the first index, a nan wins wherever it is, -0.0 equals 0.0, and infinities."""
+    g = torch.Generator().manual_seed(5)
+    rows, n = 12, 1000
+    if dtype.is_floating_point:
+        x = torch.randn(rows, n, generator=g).to(dtype)
+        x[1, 700] = float("nan")
+        x[2, 3], x[2, 999] = float("nan"), float("nan")
+        x[3, :] = 0.0
+        x[3, 500] = -0.0
+        x[4, 10], x[4, 900] = float("inf"), float("-inf")
+        x[5, 255], x[5, 256] = 50.0, 50.0          # a tie across the lane blocks
+        x[6, 999] = 1e4                              # the extreme in the tail
+        x[7, :] = float("-inf")
+    else:
+        x = torch.randint(-50, 50, (rows, n), generator=g, dtype=dtype)
+        x[5, 255], x[5, 256] = 100, 100
+        x[6, 999] = 101
+    for name in ("argmax", "argmin"):
+        got = getattr(pt, name)(_pt(x), 1)
+        assert _th(got).tolist() == getattr(torch, name)(x, 1).tolist(), name
+    for name in ("max", "min"):
+        got = getattr(pt, name)(_pt(x), 1)
+        want = getattr(torch, name)(x, 1)
+        assert _th(got[1]).tolist() == want[1].tolist(), name
+        _close(got[0], want[0])
