@@ -200,20 +200,77 @@ typedef struct walk {
     int64_t nchunks;
     char *partials; /* nout * nchunks accumulators when nchunks > 1 */
     unsigned char id[VALUE_BYTES];
+    /* Note [mapped reductions]: NULL, or applied to every element (minus the shift) before it is
+     * reduced. */
+    pt_red_map_fn map;
+    double map_p;
+    const char *shift; /* NULL, or the data of a tensor of out's shape, strides and dtype */
 } walk;
 
+/* Note [mapped reductions]
+ * norm, var/std and logsumexp reduce a function of the elements: |x|^p, (x - mean)^2,
+ * exp(x - max). Mapping x into a temporary first cost a write and a read of x's size (and, for
+ * var and logsumexp, a broadcast subtraction into another): 3 to 6 passes over memory where the
+ * reduction itself needs one. A mapped walk instead maps the elements as it reads them, a block of
+ * MAP_BLOCK_BYTES at a time into a buffer on the stack that the reduction loop then folds, so x
+ * is read once and nothing of its size is allocated. The shift (the mean, the max) is one value
+ * per output: the inner walk subtracts the output's value, the outer walk a row of them. Float
+ * sums keep their order of Note [reduction order] within each block and add the blocks in order;
+ * within the CHUNK of a task that is at most 64 blocks. Real floating types only (float32,
+ * float64): the maps of complex types change the element size. */
+enum { MAP_BLOCK_BYTES = 8192 };
+_Static_assert(MAP_BLOCK_BYTES >= COLUMN_BLOCK * 8, "a block holds an outer row of doubles");
+
+/* dst[i] = x[i * xs] - shift[i * ss] (shift NULL: nothing subtracted) in float32 or float64. */
+static void load_shifted(int32_t dtype, void *dst, const char *x, int64_t n, int64_t xs,
+                         const char *shift, int64_t ss)
+{
+    if (dtype == PT_FLOAT32) {
+        float *d = dst;
+        for (int64_t i = 0; i < n; i++)
+            d[i] = *(const float *)(x + i * xs) - (shift ? *(const float *)(shift + i * ss) : 0.0f);
+    } else {
+        double *d = dst;
+        for (int64_t i = 0; i < n; i++)
+            d[i] = *(const double *)(x + i * xs) - (shift ? *(const double *)(shift + i * ss) : 0.0);
+    }
+}
+
+/* inner(x, n, stride, acc), of the mapped elements when the walk maps. */
+static void fold(const walk *w, pt_red_inner_fn inner, const char *x, int64_t n, int64_t stride,
+                 const char *shift, void *acc)
+{
+    if (!w->map) {
+        inner(x, n, stride, acc);
+        return;
+    }
+    _Alignas(64) unsigned char buf[MAP_BLOCK_BYTES];
+    const int64_t isz = w->p->isz, cap = MAP_BLOCK_BYTES / isz;
+    for (int64_t b = 0; b < n; b += cap) {
+        const int64_t len = n - b < cap ? n - b : cap;
+        const char *src = x + b * stride;
+        if (shift || stride != isz) {
+            load_shifted(w->dtype, buf, src, len, stride, shift, 0);
+            src = (const char *)buf;
+        }
+        w->map(buf, src, len, w->map_p);
+        inner((const char *)buf, len, isz, acc);
+    }
+}
+
 /* Folds the reduced elements whose outermost reduced index lies in [r0, r1) into acc. */
-static void reduce_range(const walk *w, const char *xb, int64_t r0, int64_t r1, void *acc)
+static void reduce_range(const walk *w, const char *xb, int64_t r0, int64_t r1,
+                         const char *shift, void *acc)
 {
     const plan *p = w->p;
     pt_red_inner_fn inner = w->t->inner[w->op][w->dtype];
     if (p->nr == 0) {
-        inner(xb, 1, p->isz, acc);
+        fold(w, inner, xb, 1, p->isz, shift, acc);
         return;
     }
     const dimv *last = &p->r[p->nr - 1];
     if (p->nr == 1) {
-        inner(xb + r0 * last->in, r1 - r0, last->in, acc);
+        fold(w, inner, xb + r0 * last->in, r1 - r0, last->in, shift, acc);
         return;
     }
     int64_t middle = 1; /* the dims between the outermost and the innermost */
@@ -221,7 +278,7 @@ static void reduce_range(const walk *w, const char *xb, int64_t r0, int64_t r1, 
     for (int64_t i = r0; i < r1; i++)
         for (int64_t m = 0; m < middle; m++) {
             const char *row = xb + i * p->r[0].in + (p->nr > 2 ? red_offset(p, 1, m * last->size) : 0);
-            inner(row, last->size, last->in, acc);
+            fold(w, inner, row, last->size, last->in, shift, acc);
         }
 }
 
@@ -236,7 +293,8 @@ static void inner_task(int64_t begin, int64_t end, void *arg)
         kept_offsets(p, p->nk, o, &xo, &oo);
         unsigned char acc[VALUE_BYTES];
         memcpy(acc, w->id, sizeof acc);
-        reduce_range(w, p->x + xo, outer * c / w->nchunks, outer * (c + 1) / w->nchunks, acc);
+        reduce_range(w, p->x + xo, outer * c / w->nchunks, outer * (c + 1) / w->nchunks,
+                     w->shift ? w->shift + oo : NULL, acc);
         if (w->nchunks == 1) memcpy(p->o + oo, acc, (size_t)p->isz);
         else memcpy(w->partials + task * p->isz, acc, (size_t)p->isz);
     }
@@ -305,15 +363,26 @@ static void outer_block(const walk *w, const char *xb, char *ob, int64_t kb, cha
     for (int32_t l = 0; l < LEVELS; l++) c.level[l] = buf + l * COLUMN_BLOCK * p->isz;
     fill_row(c.level[0], w->id, kb, p->isz);
     pt_red_outer_fn outer = w->t->outer[w->op][w->dtype];
+    const int64_t os = p->k[p->nk - 1].out;
+    const char *shift = w->shift ? w->shift + (ob - p->o) : NULL; /* the row of the outputs' */
+    _Alignas(64) unsigned char mbuf[MAP_BLOCK_BYTES];
     for (int64_t r = 0; r < p->nred; r++) {
-        outer(c.level[0], xb + red_offset(p, 0, r), kb, p->isz);
+        const char *row = xb + red_offset(p, 0, r);
+        if (w->map) { /* Note [mapped reductions]; rows are contiguous here (use_outer) */
+            if (shift) {
+                load_shifted(w->dtype, mbuf, row, kb, p->isz, shift, os);
+                row = (const char *)mbuf;
+            }
+            w->map(mbuf, row, kb, w->map_p);
+            row = (const char *)mbuf;
+        }
+        outer(c.level[0], row, kb, p->isz);
         c.count[0]++;
         cascade_carry(w, &c, kb);
     }
     pt_red_combine_fn combine = w->t->combine[w->op][w->dtype];
     for (int32_t l = 0; l + 1 < c.used; l++) combine(c.level[l + 1], c.level[l], kb);
     const char *res = c.level[c.used - 1];
-    const int64_t os = p->k[p->nk - 1].out;
     for (int64_t j = 0; j < kb; j++) memcpy(ob + j * os, res + j * p->isz, (size_t)p->isz);
 }
 
@@ -366,11 +435,13 @@ static void fill_outputs(const plan *p, const void *value)
     }
 }
 
-pt_status pt_reduce_run(int32_t op, const pt_tensor *x, const bool *mask, pt_tensor *out)
+static pt_status run(int32_t op, const pt_tensor *x, const bool *mask, pt_tensor *out,
+                     pt_red_map_fn map, double map_p, const pt_tensor *shift)
 {
     plan p;
     make_plan(x, mask, out, &p);
-    walk w = {.p = &p, .t = pt_reduce_kernels(), .op = op, .dtype = x->dtype};
+    walk w = {.p = &p, .t = pt_reduce_kernels(), .op = op, .dtype = x->dtype, .map = map,
+              .map_p = map_p, .shift = shift ? pt_tensor_data(shift) : NULL};
     if (p.nout == 0) return PT_OK;
     if (!w.t->inner[op][x->dtype])
         return PT_ERROR(PT_ERR_RUNTIME, "reduction: no loop for dtype %s",
@@ -381,6 +452,23 @@ pt_status pt_reduce_run(int32_t op, const pt_tensor *x, const bool *mask, pt_ten
         return PT_OK;
     }
     return use_outer(&p) ? run_outer(&w) : run_inner(&w);
+}
+
+pt_status pt_reduce_run(int32_t op, const pt_tensor *x, const bool *mask, pt_tensor *out)
+{
+    return run(op, x, mask, out, NULL, 0, NULL);
+}
+
+pt_status pt_reduce_run_mapped(int32_t op, const pt_tensor *x, const bool *mask, pt_tensor *out,
+                               int32_t map, double p, const pt_tensor *shift)
+{
+    if (x->dtype != PT_FLOAT32 && x->dtype != PT_FLOAT64)
+        return PT_ERROR(PT_ERR_RUNTIME, "mapped reduction: no loop for dtype %s",
+                        pt_iter_type_name(x->dtype));
+    if (shift && (shift->dtype != out->dtype || shift->ndim != out->ndim ||
+                  memcmp(shift->strides, out->strides, sizeof(int64_t) * (size_t)out->ndim) != 0))
+        return PT_ERROR(PT_ERR_RUNTIME, "mapped reduction: the shift must have out's layout");
+    return run(op, x, mask, out, pt_reduce_kernels()->map[map][x->dtype], p, shift);
 }
 
 /* ---------------------------------------------------------------- arg reductions */

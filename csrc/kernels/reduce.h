@@ -79,6 +79,12 @@ int32_t pt_reduce_shape(const pt_tensor *self, const bool *mask, bool keepdim, i
  * Note [reduction order] in reduce.c says in what order float sums are added. */
 pt_status pt_reduce_run(int32_t op, const pt_tensor *x, const bool *mask, pt_tensor *out);
 
+/* As pt_reduce_run, of map(x - shift) (a PT_RED_MAP_* with its p) without a temporary of x's size
+ * (Note [mapped reductions] in reduce.c): x and out float32 or float64 of one dtype, shift NULL or
+ * a tensor of out's shape, strides and dtype (one value subtracted per output). */
+pt_status pt_reduce_run_mapped(int32_t op, const pt_tensor *x, const bool *mask, pt_tensor *out,
+                               int32_t map, double p, const pt_tensor *shift);
+
 /* values/indices (kept shape with size 1 at dim) = the first extreme along dim (PT_RED_ARG_*);
  * values may be NULL. x's dtype has an arg loop and the dim is not empty. */
 pt_status pt_reduce_arg_run(int32_t which, const pt_tensor *x, int32_t dim, pt_tensor *values,
@@ -106,6 +112,10 @@ pt_status pt_reduce_cast(const pt_tensor *t, int32_t dtype, bool contiguous, pt_
 pt_status pt_reduce_kept(const pt_tensor *self, const bool *mask, int32_t dtype, pt_tensor **out);
 /* A new kept-shape tensor of x's dtype holding the reduction op of x (nothing computed on meta). */
 pt_status pt_reduce_into(int32_t op, const pt_tensor *x, const bool *mask, pt_tensor **out);
+/* The same of map(x - shift) (pt_reduce_run_mapped; shift NULL or made by pt_reduce_into or
+ * pt_reduce_kept from x with the same mask, hence out's layout). */
+pt_status pt_reduce_into_mapped(int32_t op, const pt_tensor *x, const bool *mask, int32_t map,
+                                double p, const pt_tensor *shift, pt_tensor **out);
 /* The number of elements each output reduces. */
 int64_t pt_reduce_count(const pt_tensor *self, const bool *mask);
 /* self (and out_arg when given) are strided CPU or meta tensors of a builtin dtype. */

@@ -51,6 +51,16 @@ pt_status pt_reduce_into(int32_t op, const pt_tensor *x, const bool *mask, pt_te
     return st;
 }
 
+pt_status pt_reduce_into_mapped(int32_t op, const pt_tensor *x, const bool *mask, int32_t map,
+                                double p, const pt_tensor *shift, pt_tensor **out)
+{
+    PT_TRY(pt_reduce_kept(x, mask, x->dtype, out));
+    if (x->device.type != PT_DEV_CPU) return PT_OK;
+    pt_status st = pt_reduce_run_mapped(op, x, mask, *out, map, p, shift);
+    if (st != PT_OK) pt_tensor_release(*out);
+    return st;
+}
+
 int64_t pt_reduce_count(const pt_tensor *self, const bool *mask)
 {
     int64_t n = 1;

@@ -8,7 +8,8 @@
  *   var: two passes - the mean, then the sum of |x - mean|^2 divided by max(0, n - correction) -
  *     which is as stable as Welford's update for a reduction that sees all its data at once;
  *   logsumexp: m = max (0 where it is infinite, as torch), then log(sum(exp(x - m))) + m.
- * exp and log come from the C library per element.
+ * For real types the map runs inside the reduction's walk (Note [mapped reductions] in reduce.c):
+ * x is read once per pass and no temporary of its size is made; complex types map into one.
  */
 #include <math.h>
 #include <stdio.h>
@@ -101,10 +102,14 @@ static pt_status norm_reduce(double p, const pt_tensor *x, const bool *mask, pt_
     else if (p == 2) map = PT_RED_MAP_ABS2, post = PT_RED_MAP_SQRT;
     else if (isinf(p)) map = PT_RED_MAP_ABS, op = p > 0 ? PT_RED_MAX : PT_RED_MIN, post = -1;
     pt_tensor *m, *r;
-    PT_TRY(mapped(map, x, real, p, &m));
-    pt_status st = pt_reduce_into(op, m, mask, &r);
-    pt_tensor_release(m);
-    if (st != PT_OK) return st;
+    if (real == x->dtype) { /* Note [mapped reductions]: no temporary */
+        PT_TRY(pt_reduce_into_mapped(op, x, mask, map, p, NULL, &r));
+    } else {
+        PT_TRY(mapped(map, x, real, p, &m));
+        pt_status st = pt_reduce_into(op, m, mask, &r);
+        pt_tensor_release(m);
+        if (st != PT_OK) return st;
+    }
     if (post >= 0) pt_reduce_map(post, r, r, 1.0 / p);
     *out = r;
     return PT_OK;
@@ -234,12 +239,16 @@ static pt_status var_reduce(const var_args *a, const pt_tensor *x, const bool *m
     pt_tensor *mean, *diff = NULL, *sq = NULL, *v = NULL;
     PT_TRY(pt_reduce_into(PT_RED_SUM, x, mask, &mean));
     pt_reduce_divide(mean, n);
-    pt_status st = called(pt_call_sub_Tensor(x, mean, NULL), &diff);
-    if (st == PT_OK) {
+    pt_status st = PT_OK;
+    if (real_of(x->dtype) == x->dtype) /* Note [mapped reductions]: sum((x - mean)^2) in one pass */
+        st = pt_reduce_into_mapped(PT_RED_SUM, x, mask, PT_RED_MAP_ABS2, 0, mean, &v);
+    else
+        st = called(pt_call_sub_Tensor(x, mean, NULL), &diff);
+    if (st == PT_OK && !v) {
         st = mapped(PT_RED_MAP_ABS2, diff, real_of(x->dtype), 0, &sq);
         pt_tensor_release(diff);
     }
-    if (st == PT_OK) {
+    if (st == PT_OK && sq) {
         st = pt_reduce_into(PT_RED_SUM, sq, mask, &v);
         pt_tensor_release(sq);
     }
@@ -391,7 +400,7 @@ static void zero_infinities(pt_tensor *m)
 /* log(sum(exp(x - m))) + m over a contiguous real x of a compute type. */
 static pt_status logsumexp_reduce(const pt_tensor *x, const bool *mask, pt_tensor **out)
 {
-    pt_tensor *m, *d = NULL, *s = NULL;
+    pt_tensor *m, *s = NULL;
     if (pt_reduce_count(x, mask) == 0) {
         PT_TRY(pt_reduce_kept(x, mask, x->dtype, &m));
         const pt_scalar zero = {PT_SCALAR_INT, 0, 0, 0};
@@ -400,12 +409,8 @@ static pt_status logsumexp_reduce(const pt_tensor *x, const bool *mask, pt_tenso
         PT_TRY(pt_reduce_into(PT_RED_MAX, x, mask, &m));
         zero_infinities(m);
     }
-    pt_status st = called(pt_call_sub_Tensor(x, m, NULL), &d);
-    if (st == PT_OK) {
-        pt_reduce_map(PT_RED_MAP_EXP, d, d, 0);
-        st = pt_reduce_into(PT_RED_SUM, d, mask, &s);
-        pt_tensor_release(d);
-    }
+    /* Note [mapped reductions]: sum(exp(x - m)) in one pass (m is made with x's mask). */
+    pt_status st = pt_reduce_into_mapped(PT_RED_SUM, x, mask, PT_RED_MAP_EXP, 0, m, &s);
     if (st == PT_OK) {
         pt_reduce_map(PT_RED_MAP_LOG, s, s, 0);
         st = called(pt_call_add_Tensor(s, m, NULL), out);

@@ -538,3 +538,26 @@ def test_arg_extremes_of_long_rows_match_torch(dtype):
         want = getattr(torch, name)(x, 1)
         assert _th(got[1]).tolist() == want[1].tolist(), name
         _close(got[0], want[0])
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=str)
+@pytest.mark.parametrize("shape,dim", [((300_001,), 0), ((3000, 70), 0), ((70, 3000), 1),
+                                       ((40, 50, 60), (0, 2)), ((40, 50, 60), 1)])
+def test_mapped_reductions_over_blocks_and_columns(dtype, shape, dim):
+    """norm, var/std and logsumexp map the elements inside the reduction's walk (row blocks of
+    the inner walk, rows of columns in the outer one, one shift per output): against torch in
+    float64, over sizes that cross the mapping blocks and the task chunks."""
+    g = torch.Generator().manual_seed(9)
+    x = (torch.randn(shape, generator=g, dtype=torch.float64) * 3 + 5).to(dtype)
+    px = _pt(x)
+    x64 = x.double()
+    tol = dict(rtol=2e-5, atol=1e-5) if dtype == torch.float32 else dict(rtol=1e-12, atol=1e-12)
+    for p in (1, 2, 3.5, 0, float("inf")):
+        got = pt.linalg.vector_norm(px, p, dim)
+        want = torch.linalg.vector_norm(x64, p, dim).to(dtype)
+        torch.testing.assert_close(_th(got), want, **tol)
+    torch.testing.assert_close(_th(pt.var(px, dim)), torch.var(x64, dim).to(dtype), **tol)
+    torch.testing.assert_close(_th(pt.std(px, dim, correction=0)),
+                               torch.std(x64, dim, correction=0).to(dtype), **tol)
+    torch.testing.assert_close(_th(pt.logsumexp(px, dim)), torch.logsumexp(x64, dim).to(dtype),
+                               **tol)
