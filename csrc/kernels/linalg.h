@@ -1,6 +1,6 @@
-/* linalg.h - the one matrix-product call that the linear-algebra operators (linalg.c) make, and
- * the two implementations behind it: BLIS's typed API (blas.c) and the portable blocked kernel
- * (gemm_portable.c).
+/* linalg.h - the one matrix-product call that the linear-algebra operators make (through
+ * pt_linalg_run, linalg_run.c), and the two implementations behind it: BLIS's typed API (blas.c)
+ * and the portable blocked kernel (gemm_portable.c).
  *
  * Note [one gemm call]
  * Every operator of the family is C = beta * C + alpha * op(A) * B on one matrix of a batch: mm,

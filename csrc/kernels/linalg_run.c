@@ -1,0 +1,369 @@
+/* linalg_run.c - the layer under the matrix-product operators (linalg.c, linalg_add.c): the
+ * argument checks and dtype names their messages share, the memory-overlap test, the out= and
+ * result helpers, and pt_linalg_run, which turns C = beta * C + alpha * A * B over views into one
+ * backend call per matrix of the batch (Note [running a product]; the call itself is Note [one
+ * gemm call] in linalg.h).
+ *
+ * The fronts describe their work as views - a vector as an n x 1 matrix (pt_linalg_as_column), a
+ * broadcast batch as stride-0 dims - and this layer makes them acceptable to the backend: a
+ * float32 detour for float16/bfloat16, contiguous copies of operands whose strides BLIS refuses,
+ * and a fresh result for a written tensor that overlaps its inputs. Meta tensors get no work.
+ */
+#include <string.h>
+
+#include "linalg_internal.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+/* ---------------------------------------------------------------- names in messages */
+
+/* torch's legacy names ("Float") and the C++ type names its TypeMeta prints ("float",
+ * "long int", "c10::Half"). */
+const char *pt_linalg_legacy(int32_t dtype) { return pt_dtype_info_of(dtype)->legacy_name; }
+
+const char *pt_linalg_cxx_name(int32_t dtype)
+{
+    static const char *const names[PT_DTYPE_BUILTIN_COUNT] = {
+        [PT_BOOL] = "bool",          [PT_UINT8] = "unsigned char",
+        [PT_INT8] = "signed char",   [PT_INT16] = "short int",
+        [PT_INT32] = "int",          [PT_INT64] = "long int",
+        [PT_FLOAT16] = "c10::Half",  [PT_BFLOAT16] = "c10::BFloat16",
+        [PT_FLOAT32] = "float",      [PT_FLOAT64] = "double",
+        [PT_COMPLEX64] = "c10::complex<float>", [PT_COMPLEX128] = "c10::complex<double>",
+    };
+    return dtype >= 0 && dtype < PT_DTYPE_BUILTIN_COUNT && names[dtype] ? names[dtype] : "?";
+}
+
+/* The names torch's Scalar conversion check prints ("int64_t", "float"). */
+static const char *scalar_type_name(int32_t dtype)
+{
+    static const char *const names[PT_DTYPE_BUILTIN_COUNT] = {
+        [PT_BOOL] = "bool",        [PT_UINT8] = "uint8_t",  [PT_INT8] = "int8_t",
+        [PT_INT16] = "int16_t",    [PT_INT32] = "int32_t",  [PT_INT64] = "int64_t",
+        [PT_FLOAT16] = "c10::Half", [PT_BFLOAT16] = "c10::BFloat16", [PT_FLOAT32] = "float",
+        [PT_FLOAT64] = "double",   [PT_COMPLEX64] = "c10::complex<float>",
+        [PT_COMPLEX128] = "c10::complex<double>",
+    };
+    return dtype >= 0 && dtype < PT_DTYPE_BUILTIN_COUNT && names[dtype] ? names[dtype] : "?";
+}
+
+/* ---------------------------------------------------------------- argument checks */
+
+static pt_status check_operand(const pt_tensor *t, const char *op, const char *arg)
+{
+    if (!t) return PT_ERROR(PT_ERR_VALUE, "%s: %s must be a tensor, got NULL", op, arg);
+    if (t->layout != PT_LAYOUT_STRIDED)
+        return PT_ERROR(PT_ERR_NOT_IMPLEMENTED, "%s: %s must be a strided tensor", op, arg);
+    const pt_dtype_info *info = pt_dtype_info_of(t->dtype);
+    if (!info || (info->kind & PT_KIND_OPAQUE) || t->dtype >= PT_DTYPE_BUILTIN_COUNT)
+        return PT_ERROR(PT_ERR_TYPE, "\"%s\" not implemented for '%s' (argument '%s')", op,
+                        info ? info->name : "unknown", arg);
+    if (t->device.type == PT_DEV_CUDA)
+        return PT_ERROR(PT_ERR_NOT_IMPLEMENTED,
+                        "%s: %s is a CUDA tensor; this kernel computes on the CPU and meta "
+                        "devices only", op, arg);
+    return PT_OK;
+}
+
+pt_status pt_linalg_check_operands(const char *op, int32_t n, const pt_tensor *const *ts,
+                                   const char *const *names)
+{
+    for (int32_t i = 0; i < n; i++) PT_TRY(check_operand(ts[i], op, names[i]));
+    return PT_OK;
+}
+
+/* Meta when any input is (torch's meta functions take mixed inputs and give meta), else CPU. */
+int32_t pt_linalg_result_device(int32_t n, const pt_tensor *const *ts)
+{
+    for (int32_t i = 0; i < n; i++)
+        if (ts[i] && ts[i]->device.type == PT_DEV_META) return PT_DEV_META;
+    return PT_DEV_CPU;
+}
+
+/* Bool has no sums on the CPU: torch refuses it by its kernel's name when there is work. */
+pt_status pt_linalg_check_bool(const char *kernel, int32_t dtype, int32_t device, bool work)
+{
+    if (dtype == PT_BOOL && device == PT_DEV_CPU && work)
+        return PT_ERROR(PT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for 'Bool'", kernel);
+    return PT_OK;
+}
+
+/* torch's Scalar::to<T> with its overflow check, into the compute dtype (float32 for float16 and
+ * bfloat16, as torch converts to its opmath type); *zero: the converted value is 0. NULL: 1. */
+pt_status pt_linalg_scalar_value(const pt_scalar *s, int32_t compute, pt_blas_value *out,
+                                 bool *zero)
+{
+    static const pt_scalar one = {PT_SCALAR_INT, 1, 0.0, 0.0};
+    if (!s) s = &one;
+    if (s->kind < PT_SCALAR_BOOL || s->kind > PT_SCALAR_COMPLEX)
+        return PT_ERROR(PT_ERR_VALUE, "scalar: unknown kind %d", (int)s->kind);
+    if (pt_dtype_scalar_check(compute, s) != PT_OK)
+        return PT_ERROR(PT_ERR_RUNTIME, "value cannot be converted to type %s without overflow",
+                        scalar_type_name(compute));
+    memset(out, 0, sizeof *out);
+    pt_dtype_scalar_to(compute)(s, out->bytes);
+    pt_scalar back;
+    pt_dtype_scalar_from(compute)(out->bytes, &back);
+    *zero = back.kind == PT_SCALAR_FLOAT || back.kind == PT_SCALAR_COMPLEX
+                ? back.re == 0.0 && back.im == 0.0
+                : back.i == 0;
+    return PT_OK;
+}
+
+/* ---------------------------------------------------------------- memory overlap */
+
+/* The bytes [lo, hi) that t's elements span. */
+static void byte_extent(const pt_tensor *t, uintptr_t *lo, uintptr_t *hi)
+{
+    int64_t isz = pt_dtype_itemsize(t->dtype), low = 0, high = 0;
+    for (int32_t d = 0; d < t->ndim; d++) {
+        int64_t span = (t->sizes[d] - 1) * t->strides[d];
+        if (span < 0) low += span; else high += span;
+    }
+    uintptr_t base = (uintptr_t)pt_tensor_data(t);
+    *lo = base + (uintptr_t)(low * isz);
+    *hi = base + (uintptr_t)((high + 1) * isz);
+}
+
+bool pt_linalg_may_overlap(const pt_tensor *x, const pt_tensor *y)
+{
+    if (x->numel == 0 || y->numel == 0) return false;
+    if (x->storage != y->storage && (!x->storage->data || !y->storage->data)) return false;
+    uintptr_t x0, x1, y0, y1;
+    byte_extent(x, &x0, &x1);
+    byte_extent(y, &y0, &y1);
+    return x0 < y1 && y0 < x1;
+}
+
+/* ---------------------------------------------------------------- running a product */
+
+/* Note [running a product]
+ * pt_linalg_run(c, a, b) computes c = beta * c + alpha * a @ b over tensors of one rank >= 2 whose
+ * leading dimensions are the batch (a and b may have stride 0 there) and whose last two are the
+ * matrices. Before the backend sees them: float16/bfloat16 operands become float32 copies and the
+ * result is rounded back once (torch's opmath); an operand whose matrix strides BLIS would refuse
+ * (stride 0 from expand, elements that share an address) becomes a contiguous copy; a c that
+ * overlaps a or b, or has such strides itself, is computed in a fresh tensor and copied back. The
+ * batch runs one call per matrix: in parallel over the batch, one thread per call, when the
+ * matrices are too small to split (PER_CALL_WORK), else in order with every thread on each call. */
+enum { PER_CALL_WORK = 64 * 64 * 64 };
+
+static int32_t max_threads(void)
+{
+#ifdef _OPENMP
+    return omp_in_parallel() ? 1 : omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+/* float16/bfloat16: the product in float32, rounded to c's dtype once. */
+static pt_status run_half(pt_tensor *c, const pt_tensor *a, const pt_tensor *b,
+                          const pt_linalg_product *p, bool beta_zero)
+{
+    pt_tensor *a32 = NULL, *b32 = NULL, *c32 = NULL;
+    pt_status st = pt_tensor_to(a, PT_FLOAT32, a->device, 0, &a32);
+    if (st == PT_OK) st = pt_tensor_to(b, PT_FLOAT32, b->device, 0, &b32);
+    if (st == PT_OK)
+        st = beta_zero ? pt_tensor_empty(c->ndim, c->sizes, PT_FLOAT32, c->device, &c32)
+                       : pt_tensor_to(c, PT_FLOAT32, c->device, 1, &c32);
+    if (st == PT_OK) st = pt_linalg_run(c32, a32, b32, p);
+    if (st == PT_OK) st = pt_tensor_copy_(c, c32);
+    pt_tensor_release(a32);
+    pt_tensor_release(b32);
+    pt_tensor_release(c32);
+    return st;
+}
+
+/* The product into a fresh contiguous tensor, then copied into c. */
+static pt_status run_detached(pt_tensor *c, const pt_tensor *a, const pt_tensor *b,
+                              const pt_linalg_product *p, bool beta_zero)
+{
+    pt_tensor *tmp = NULL;
+    pt_status st = beta_zero ? pt_tensor_empty(c->ndim, c->sizes, c->dtype, c->device, &tmp)
+                             : pt_tensor_clone(c, PT_MEMORY_FORMAT_CONTIGUOUS, &tmp);
+    if (st == PT_OK) st = pt_linalg_run(tmp, a, b, p);
+    if (st == PT_OK) st = pt_tensor_copy_(c, tmp);
+    pt_tensor_release(tmp);
+    return st;
+}
+
+static bool matrix_ok(const pt_tensor *t, int64_t *rs, int64_t *cs)
+{
+    int32_t n = t->ndim;
+    *rs = t->strides[n - 2];
+    *cs = t->strides[n - 1];
+    return pt_blas_strides_ok(t->sizes[n - 2], t->sizes[n - 1], rs, cs);
+}
+
+/* The matrix of batch index `flat` (row-major over the batch dims) as an element pointer. */
+static char *batch_ptr(const pt_tensor *t, int64_t flat)
+{
+    int64_t off = 0;
+    for (int32_t d = t->ndim - 3; d >= 0; d--) {
+        off += (flat % t->sizes[d]) * t->strides[d];
+        flat /= t->sizes[d];
+    }
+    return (char *)pt_tensor_data(t) + off * pt_dtype_itemsize(t->dtype);
+}
+
+static pt_status run_batch(pt_tensor *c, const pt_tensor *a, const pt_tensor *b, pt_gemm g)
+{
+    int32_t n = c->ndim;
+    int64_t count = 1;
+    for (int32_t d = 0; d < n - 2; d++) count *= c->sizes[d];
+    int32_t threads = max_threads();
+    bool split = count > 1 && threads > 1 && g.m * g.n * g.k < PER_CALL_WORK;
+    g.threads = split ? 1 : threads;
+    pt_status st = PT_OK;
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 4) if (split)
+#endif
+    for (int64_t i = 0; i < count; i++) {
+        pt_gemm one = g;
+        one.a = batch_ptr(a, i);
+        one.b = batch_ptr(b, i);
+        one.c = batch_ptr(c, i);
+        pt_status s = pt_blas_gemm(&one);
+        if (s != PT_OK) {
+#ifdef _OPENMP
+#pragma omp atomic write
+#endif
+            st = s;
+        }
+    }
+    return st;
+}
+
+pt_status pt_linalg_run(pt_tensor *c, const pt_tensor *a, const pt_tensor *b,
+                        const pt_linalg_product *p)
+{
+    if (c->numel == 0 || c->device.type != PT_DEV_CPU) return PT_OK;
+    int32_t n = c->ndim, compute = pt_linalg_is_half(c->dtype) ? PT_FLOAT32 : c->dtype;
+    pt_gemm g;
+    memset(&g, 0, sizeof g);
+    PT_TRY(pt_linalg_scalar_value(p->alpha, compute, &g.alpha, &g.alpha_zero));
+    PT_TRY(pt_linalg_scalar_value(p->beta, compute, &g.beta, &g.beta_zero));
+    if (pt_linalg_is_half(c->dtype)) return run_half(c, a, b, p, g.beta_zero);
+    if (pt_linalg_may_overlap(c, a) || pt_linalg_may_overlap(c, b) ||
+        !matrix_ok(c, &g.rsc, &g.csc))
+        return run_detached(c, a, b, p, g.beta_zero);
+    pt_tensor *own_a = NULL, *own_b = NULL;
+    if (!matrix_ok(a, &g.rsa, &g.csa)) {
+        PT_TRY(pt_tensor_clone(a, PT_MEMORY_FORMAT_CONTIGUOUS, &own_a));
+        a = own_a;
+        matrix_ok(a, &g.rsa, &g.csa);
+    }
+    if (!matrix_ok(b, &g.rsb, &g.csb)) {
+        pt_status st = pt_tensor_clone(b, PT_MEMORY_FORMAT_CONTIGUOUS, &own_b);
+        if (st != PT_OK) {
+            pt_tensor_release(own_a);
+            return st;
+        }
+        b = own_b;
+        matrix_ok(b, &g.rsb, &g.csb);
+    }
+    g.dtype = c->dtype;
+    g.m = c->sizes[n - 2];
+    g.n = c->sizes[n - 1];
+    g.k = a->sizes[n - 1];
+    g.conj_a = p->conj_a && (c->dtype == PT_COMPLEX64 || c->dtype == PT_COMPLEX128);
+    pt_status st = run_batch(c, a, b, g);
+    pt_tensor_release(own_a);
+    pt_tensor_release(own_b);
+    return st;
+}
+
+/* ---------------------------------------------------------------- results */
+
+/* The out= tensor for a result of (ndim, sizes, dtype) on `device`: dtype as torch checks it,
+ * the shape (resized only when empty: see the file comment), device and writability. */
+pt_status pt_linalg_check_out(const char *op, pt_tensor *out, int32_t ndim, const int64_t *sizes,
+                              int32_t dtype, int32_t device, int msg)
+{
+    if (out->dtype != dtype) {
+        if (msg == PT_LINALG_OUT_MSG_DOT)
+            return PT_ERROR(PT_ERR_RUNTIME, "result dtype %s does not match input dtype %s",
+                            pt_linalg_legacy(out->dtype), pt_linalg_legacy(dtype));
+        return PT_ERROR(PT_ERR_RUNTIME, "Expected out tensor to have dtype %s, but got %s instead",
+                        pt_linalg_cxx_name(dtype), pt_linalg_cxx_name(out->dtype));
+    }
+    if (out->device.type != device)
+        return PT_ERROR(PT_ERR_RUNTIME, "%s: out is on the %s device but the result is on the %s "
+                        "device", op, pt_device_type_name(out->device.type),
+                        pt_device_type_name(device));
+    if (device == PT_DEV_CPU && !out->storage->writable)
+        return PT_ERROR(PT_ERR_RUNTIME, "%s: the output tensor's storage is read-only", op);
+    bool match = out->ndim == ndim &&
+                 (ndim == 0 || memcmp(out->sizes, sizes, sizeof(int64_t) * (size_t)ndim) == 0);
+    if (match) return PT_OK;
+    if (out->numel != 0) {
+        char have[PT_LINALG_SHAPE_CHARS], want[PT_LINALG_SHAPE_CHARS];
+        return PT_ERROR(PT_ERR_RUNTIME,
+                        "%s: out with shape %s doesn't match the result shape %s; only an out "
+                        "tensor with no elements is resized (resize_(0) it first)", op,
+                        pt_format_ints(have, sizeof have, out->ndim, out->sizes),
+                        pt_format_ints(want, sizeof want, ndim, sizes));
+    }
+    return pt_tensor_resize_(out, ndim, sizes);
+}
+
+/* A new contiguous result, or a new reference to the checked out= tensor. */
+pt_status pt_linalg_make_result(const char *op, pt_tensor *out_arg, int32_t ndim,
+                                const int64_t *sizes, int32_t dtype, int32_t device, int msg,
+                                pt_tensor **out)
+{
+    if (out_arg) {
+        PT_TRY(pt_linalg_check_out(op, out_arg, ndim, sizes, dtype, device, msg));
+        pt_tensor_retain(out_arg);
+        *out = out_arg;
+        return PT_OK;
+    }
+    pt_device dev = {device, 0};
+    return pt_tensor_empty(ndim, sizes, dtype, dev, out);
+}
+
+/* A view of t with the given sizes and strides (element strides, same offset). */
+pt_status pt_linalg_view_as(const pt_tensor *t, int32_t ndim, const int64_t *sizes,
+                            const int64_t *strides, pt_tensor **out)
+{
+    return pt_tensor_as_strided(t, ndim, sizes, strides, t->offset, out);
+}
+
+/* Runs c = beta * c + alpha * a @ b and hands *result over to the caller, or releases it. */
+pt_status pt_linalg_finish(pt_tensor *result, pt_tensor *c, const pt_tensor *a, const pt_tensor *b,
+                           const pt_linalg_product *p, pt_tensor **out)
+{
+    pt_status st = pt_linalg_run(c, a, b, p);
+    if (st != PT_OK) {
+        pt_tensor_release(result);
+        return st;
+    }
+    *out = result;
+    return PT_OK;
+}
+
+/* A vector of n elements as an n x 1 matrix (its column stride is never used). */
+pt_status pt_linalg_as_column(const pt_tensor *v, pt_tensor **out)
+{
+    int64_t sizes[2] = {v->ndim ? v->sizes[0] : 1, 1}, strides[2] = {v->ndim ? v->strides[0] : 1, 1};
+    return pt_linalg_view_as(v, 2, sizes, strides, out);
+}
+
+/* pt_linalg_run() into the vector result r through its m x 1 view; hands r over or releases it. */
+pt_status pt_linalg_finish_vector(pt_tensor *r, const pt_tensor *a, const pt_tensor *b,
+                                  const pt_linalg_product *p, pt_tensor **out)
+{
+    pt_tensor *col = NULL;
+    pt_status st = pt_linalg_as_column(r, &col);
+    if (st == PT_OK) st = pt_linalg_run(col, a, b, p);
+    pt_tensor_release(col);
+    if (st != PT_OK) {
+        pt_tensor_release(r);
+        return st;
+    }
+    *out = r;
+    return PT_OK;
+}
