@@ -1,6 +1,7 @@
 /* The random operators of csrc/ops/random.yaml through their entry points: the values against
- * the Philox stream (Note [Philox stream], Note [distributions] in csrc/kernels/random.c), the
- * generator offsets each op consumes, meta tensors that draw nothing, and the argument checks. */
+ * the Philox stream (Note [Philox stream] in csrc/kernels/random.c, Note [distributions] in
+ * random_draws.c), the generator offsets each op consumes, meta tensors that draw nothing, and
+ * the argument checks. */
 #include "pt_test.h"
 
 #include <math.h>

@@ -1,8 +1,8 @@
 """The random operators of csrc/ops/random.yaml: bernoulli, multinomial, normal with tensor mean
 or std, exponential_, cauchy_, log_normal_, geometric_, dropout and the *_like generator forms.
 
-Values are checked exactly where the Philox stream fixes them (Note [Philox stream] and Note
-[distributions] in csrc/kernels/random.c: element i of a call uses the call's i-th block, so a
+Values are checked exactly where the Philox stream fixes them (Note [Philox stream] in
+csrc/kernels/random.c and Note [distributions] in random_draws.c: element i of a call uses the call's i-th block, so a
 bernoulli draw is `rand(float64) < p` of the same seed), statistically elsewhere with tolerances of
 6 standard errors of the sample size, and every argument error against torch's text."""
 
