@@ -258,13 +258,96 @@ typedef struct sort_plan {
     int64_t *idx;
 } sort_plan;
 
+/* Note [topk selection]
+ * topk needs the first k of a row's stable sort, not the whole sort. For k up to n / SELECT_RATIO
+ * it selects them first: a radix select over the keys' bytes, most significant first (each pass
+ * a histogram of the remaining candidates and a compaction to the bucket holding the k-th), finds
+ * the k-th smallest key t; one pass then takes, in position order, every key below t and the
+ * first keys equal to t up to k; the stable sort of those k is the same as the first k of the
+ * stable sort of all n (ties keep the lower position). Deterministic O(n) work per byte of the
+ * remaining candidates, usually one full pass, against the full sort's one pass per key byte.
+ * For k up to INSERT_MAX_K, one pass keeps the best k seen so far in a sorted buffer: a key enters
+ * only when it is below the buffer's last (strictly, so ties keep the lower position), which for
+ * random rows happens about k ln(n / k) times; at worst (a row sorted the wrong way) every key
+ * enters at a cost of k moves. */
+enum { SELECT_RATIO = 4, INSERT_MAX_K = 32 };
+
+static void swap_scratch(pt_sort_scratch *s)
+{
+    uint64_t *tk = s->key;
+    s->key = s->key2;
+    s->key2 = tk;
+    int64_t *ti = s->idx;
+    s->idx = s->idx2;
+    s->idx2 = ti;
+}
+
+static void insert_first_k(pt_sort_scratch *s, int64_t n, int64_t k)
+{
+    uint64_t *bk = s->key2;
+    int64_t *bi = s->idx2, c = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const uint64_t key = s->key[i];
+        if (c == k && key >= bk[k - 1]) continue;
+        int64_t j = c < k ? c++ : k - 1;
+        for (; j > 0 && bk[j - 1] > key; j--) {
+            bk[j] = bk[j - 1];
+            bi[j] = bi[j - 1];
+        }
+        bk[j] = key;
+        bi[j] = i;
+    }
+    swap_scratch(s);
+}
+
+static void select_first_k(pt_sort_scratch *s, int64_t n, int64_t k, int width)
+{
+    const uint64_t *src = s->key;
+    uint64_t *cand = s->key2;
+    int64_t m = n, rank = k; /* the rank (1-based) of the wanted key among the candidates */
+    for (int b = width - 1; b >= 0; b--) {
+        int64_t hist[256] = {0};
+        for (int64_t i = 0; i < m; i++) hist[(src[i] >> (8 * b)) & 255]++;
+        int d = 0;
+        while (rank > hist[d]) rank -= hist[d++];
+        if (hist[d] == m) continue; /* every candidate has this byte */
+        /* Branch-free: a bucket of random keys is taken about as often as not. */
+        int64_t w = 0;
+        for (int64_t i = 0; i < m; i++) {
+            const uint64_t key = src[i];
+            cand[w] = key;
+            w += (int64_t)(((key >> (8 * b)) & 255) == (uint64_t)d);
+        }
+        src = cand;
+        m = w;
+    }
+    const uint64_t t = src[0]; /* every candidate left is the k-th smallest key */
+    int64_t w = 0, equal = rank; /* keys equal to t among the first k */
+    for (int64_t i = 0; i < n && w < k; i++) {
+        const uint64_t key = s->key[i];
+        if (key < t || (key == t && equal > 0)) {
+            if (key == t) equal--;
+            s->key2[w] = key;
+            s->idx2[w++] = i;
+        }
+    }
+    swap_scratch(s);
+    pt_sort_keys(s, k, width);
+}
+
 static void sort_row(const sort_plan *p, pt_sort_scratch *s, int64_t row)
 {
     int64_t isz = pt_dtype_itemsize(p->dtype);
     const char *src = p->src + row_offset(&p->r, 0, row) * isz;
     pt_sort_encode(p->dtype, src, p->r.along[0] * isz, p->n, p->flip, s->key);
-    for (int64_t i = 0; i < p->n; i++) s->idx[i] = i;
-    pt_sort_keys(s, p->n, p->width);
+    if (p->k <= INSERT_MAX_K && p->k * SELECT_RATIO <= p->n) {
+        insert_first_k(s, p->n, p->k); /* Note [topk selection] */
+    } else if (p->k * SELECT_RATIO <= p->n) {
+        select_first_k(s, p->n, p->k, p->width);
+    } else {
+        for (int64_t i = 0; i < p->n; i++) s->idx[i] = i;
+        pt_sort_keys(s, p->n, p->width);
+    }
     int64_t *idx = p->idx + row_offset(&p->r, 2, row);
     for (int64_t j = 0; j < p->k; j++) idx[j * p->r.along[2]] = s->idx[j];
     if (!p->vals) return;

@@ -578,3 +578,29 @@ def test_meta_tensors_get_shapes_and_dtypes():
     assert pt.pdist(pt.empty(5, 3, device="meta")).shape == (10,)
     with pytest.raises(RuntimeError, match="X1 and X2 must have the same number of columns"):
         pt.cdist(pt.empty(2, 3, device="meta"), pt.empty(2, 4, device="meta"))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int16, torch.float64, torch.uint8], ids=str)
+@pytest.mark.parametrize("largest", [True, False])
+def test_topk_selection_paths_match_the_stable_sort(dtype, largest):
+    """k up to 32 keeps a running buffer, larger k up to n/4 radix-selects, larger k sorts: each is
+    the first k of the stable sort (ties keep the lower position), with torch's values."""
+    g = torch.Generator().manual_seed(3)
+    n = 1000
+    rows = [torch.randint(0, 20, (n,), generator=g).to(dtype),          # many ties
+            torch.arange(n).to(dtype) if dtype != torch.uint8 else torch.arange(n) % 256,
+            torch.arange(n, 0, -1).to(dtype) if dtype != torch.uint8 else torch.arange(n) % 7]
+    if dtype.is_floating_point:
+        r = torch.randn(n, generator=g, dtype=dtype)
+        r[[5, 600]] = float("nan")
+        r[[7, 8]] = float("inf")
+        r[9], r[10] = -0.0, 0.0
+        rows.append(r)
+    x = torch.stack([row.to(dtype) for row in rows])
+    px = pt.from_dlpack(x)
+    _, full_i = pt.sort(px, dim=1, descending=largest, stable=True)
+    for k in (1, 5, 32, 33, 100, 250, 251, 999, 1000):
+        v, i = pt.topk(px, k, 1, largest=largest)
+        assert torch.from_dlpack(i).tolist() == torch.from_dlpack(full_i)[:, :k].tolist(), k
+        want = torch.topk(x, k, 1, largest=largest).values
+        torch.testing.assert_close(torch.from_dlpack(v), want, equal_nan=True, rtol=0, atol=0)
