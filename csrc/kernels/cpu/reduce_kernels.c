@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "reduce.h"
+#include "vec_math_simd.h"
 
 typedef struct c64 {
     float re, im;
@@ -407,9 +408,17 @@ PT_SCAN_REAL(f8, double, double, double)
 PT_SCAN_COMPLEX(c4, c64, c128)
 PT_SCAN_COMPLEX(c8, c128, c128)
 
-/* ---------------------------------------------------------------- maps */
+/* ---------------------------------------------------------------- maps
+ * EXP_N(r, v, n) writes exp of n elements: vec_math_simd.h's array form for float32 (logsumexp's
+ * sum(exp(x - max)) runs at its speed), libm's exp per element for float64. */
+static void exp_n_f8(double *r, const double *v, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) r[i] = exp(v[i]);
+}
+#define EXP_N_F4(r, v, n) pt_map_expf((r), (v), (n), 0.0f)
+#define EXP_N_F8(r, v, n) exp_n_f8((r), (v), (n))
 
-#define PT_MAP_REAL(SUF, T, ABS, POW, EXP, LOG, SQRT)                                              \
+#define PT_MAP_REAL(SUF, T, ABS, POW, EXP_N, LOG, SQRT)                                            \
     static void abs_##SUF(void *o, const void *x, int64_t n, double p)                             \
     {                                                                                              \
         PT_UNUSED(p);                                                                              \
@@ -440,9 +449,7 @@ PT_SCAN_COMPLEX(c8, c128, c128)
     static void exp_##SUF(void *o, const void *x, int64_t n, double p)                             \
     {                                                                                              \
         PT_UNUSED(p);                                                                              \
-        T *r = o;                                                                                  \
-        const T *v = x;                                                                            \
-        for (int64_t i = 0; i < n; i++) r[i] = EXP(v[i]);                                          \
+        EXP_N((T *)o, (const T *)x, n);                                                            \
     }                                                                                              \
     static void log_##SUF(void *o, const void *x, int64_t n, double p)                             \
     {                                                                                              \
@@ -464,8 +471,8 @@ PT_SCAN_COMPLEX(c8, c128, c128)
         const T *v = x;                                                                            \
         PT_IVDEP for (int64_t i = 0; i < n; i++) r[i] = SQRT(v[i]);                                \
     }
-PT_MAP_REAL(f4, float, fabsf, powf, expf, logf, sqrtf)
-PT_MAP_REAL(f8, double, fabs, pow, exp, log, sqrt)
+PT_MAP_REAL(f4, float, fabsf, powf, EXP_N_F4, logf, sqrtf)
+PT_MAP_REAL(f8, double, fabs, pow, EXP_N_F8, log, sqrt)
 
 #define PT_MAP_COMPLEX(SUF, C, T, HYPOT, POW)                                                      \
     static void abs_##SUF(void *o, const void *x, int64_t n, double p)                             \
