@@ -8,7 +8,7 @@ dispatcher restore whatever was there before (an older kernel, the missing-kerne
 
 A Python kernel is reached from C through a trampoline. Kernels whose arguments and result are
 all plain Tensors run through the C one, ``pt_py_fast_kernel`` (Note [Python kernels in C] in
-csrc/python/pt_python.c); everything else, and kernels that take the key set, through
+csrc/python/pt_python_module.c); everything else, and kernels that take the key set, through
 ``pt_py_boxed_kernel`` (an ``extern "Python"`` function of the cffi module), whose context is a
 handle to a small cell holding the Python callable. The trampoline pops the arguments off the stack into
 Python objects (tensors retained: stack arguments are borrowed), calls the kernel with them as
@@ -128,7 +128,7 @@ def _push_results(sig, stack, base: int, result) -> int:
 
 def _finish_kernel(op_addr: int, stack_addr: int, base: int, result) -> int:
     """The end of a Python kernel that the C trampoline ran but whose result it does not push
-    itself (Note [Python kernels in C] in csrc/python/pt_python.c); returns the status."""
+    itself (Note [Python kernels in C] in csrc/python/pt_python_module.c); returns the status."""
     try:
         return _push_results(_ops.sig_of(ffi.cast("pt_op *", op_addr)),
                              ffi.cast("pt_stack *", stack_addr), base, result)

@@ -12,7 +12,7 @@ follows pytensor.h in the cdef.
 
 The core's sources are not compiled here: setup.py builds them into a static library with the
 project's own warning flags, and this module links it. What is compiled here besides cffi's
-wrappers is csrc/python/pt_python.c with the thunks tools/gen_pyfast.py generates (Note [Python
+wrappers is csrc/python/pt_python*.c with the thunks tools/gen_pyfast.py generates (Note [Python
 fast paths]): the Tensor base type and the operators' C callers, which use CPython's full API
 (vectorcall, method descriptors, static types). The module is therefore built for the running
 CPython version rather than for the stable ABI (py_limited_api=False, _CFFI_NO_LIMITED_API).
@@ -38,12 +38,17 @@ pt_status pt_py_fast_kernel(const pt_op *op, int32_t key, uint64_t keyset, pt_st
 const char *pt_py_capsule_name(int32_t versioned, int32_t used);
 """
 
+# The parts of the module's C source, one translation unit, in the order PYTHON_SOURCE includes them.
+PYTHON_PARTS = ("pt_python.c", "pt_python_callers.c", "pt_python_module.c")
+
 PYTHON_SOURCE = r"""
 #include <string.h>
 
 #include "pytensor.h"
 #include "pt_ops.h"
 #include "pt_python.c"
+#include "pt_python_callers.c"
+#include "pt_python_module.c"
 
 static void pt_py_release_handle(void *ctx);
 static pt_status pt_py_boxed_kernel(const pt_op *op, int32_t key, uint64_t keyset, pt_stack *stack,
@@ -124,7 +129,7 @@ def make_ffibuilder(libraries=(), library_dirs=(), extra_link_args=(), define_ma
         PYTHON_SOURCE,
         include_dirs=[os.path.join(ROOT, "csrc", "include"), os.path.join(ROOT, "csrc", "python"),
                       ops_dir],
-        depends=[os.path.join(ROOT, "csrc", "python", "pt_python.c"),
+        depends=[*(os.path.join(ROOT, "csrc", "python", f) for f in PYTHON_PARTS),
                  os.path.join(ops_dir, "pt_pyfast.c"), os.path.join(ops_dir, "pt_ops.h")],
         py_limited_api=False,
         libraries=list(libraries),

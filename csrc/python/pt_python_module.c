@@ -1,0 +1,376 @@
+/* pt_python_module.c - the C side of Python kernels (Note [Python kernels in C]) and the functions
+ * pt_py_install() adds to pytensor._C._core: making the fast callers, the operators behind the
+ * Tensor number slots, the setup calls of the Python layer, and the install itself.
+ *
+ * Part of the cffi module's one translation unit, after pt_python.c and pt_python_callers.c
+ * (tools/build_cffi.py).
+ */
+/* ---------------------------------------------------------------- Python kernels */
+/* Note [Python kernels in C]
+ * pytensor.library registers a Python kernel with this trampoline as its boxed function and the
+ * kernel's cell (library._Cell, kept alive for the life of the process) as its context. For the
+ * common shape — every argument a plain Tensor without default, one Tensor result — it wraps the
+ * stack's tensors, calls the kernel and pushes its result without leaving C. Anything else (other
+ * argument types, a result that must be converted or checked) goes to the cffi trampoline
+ * pt_py_boxed_kernel (pytensor/library.py) with the cell's cffi handle, or, once the kernel has
+ * run, to library._finish_kernel; so every rule and message stays in one place. An exception
+ * raised by the kernel is handed to pytensor._C._stash_exception (Note [Python kernel
+ * exceptions]). */
+static PyObject *ptpy_finish_kernel_fn; /* library._finish_kernel(op, stack, base, result) */
+static PyObject *ptpy_stash_fn;         /* pytensor._C._stash_exception(exc) -> status */
+static PyObject *ptpy_str_fn, *ptpy_str_handle;
+
+enum { PTPY_KERNEL_MAX_ARGS = 8 }; /* arguments the C path takes on its C stack */
+
+static pt_status pt_py_boxed_kernel(const pt_op *op, int32_t key, uint64_t keyset, pt_stack *stack,
+                                    void *ctx);
+
+/* The number of arguments when every one is a plain Tensor and there is one Tensor result;
+ * -1 otherwise. */
+static int32_t ptpy_plain_tensor_schema(const pt_op *op)
+{
+    const pt_schema *s = pt_op_schema(op);
+    if (!s || pt_schema_num_returns(s) != 1) return -1;
+    const int32_t n = pt_schema_num_arguments(s);
+    if (n > PTPY_KERNEL_MAX_ARGS) return -1;
+    pt_schema_arg_info info;
+    for (int32_t i = 0; i <= n; i++) {
+        pt_status st = i < n ? pt_schema_argument(s, i, &info) : pt_schema_return(s, 0, &info);
+        if (st != PT_OK) {
+            pt_error_clear();
+            return -1;
+        }
+        if (info.kind != PT_TYPE_TENSOR || info.optional || info.list || info.has_default ||
+            info.kwarg_only)
+            return -1;
+    }
+    return n;
+}
+
+/* Hands the pending Python exception to _stash_exception; returns the status it gives. */
+static pt_status ptpy_stash_exception(void)
+{
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyErr_NormalizeException(&type, &value, &tb);
+    if (value && tb) PyException_SetTraceback(value, tb);
+    long st = PT_ERR_RUNTIME;
+    PyObject *r = value && ptpy_stash_fn ? PyObject_CallOneArg(ptpy_stash_fn, value) : NULL;
+    if (r) st = PyLong_AsLong(r);
+    if (!r || st <= 0) {
+        PyErr_Clear();
+        st = pt_error_raise(PT_ERR_RUNTIME, "<Python kernel>", 0,
+                            "a Python kernel failed and its exception could not be kept");
+    }
+    Py_XDECREF(r);
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+    return (pt_status)st;
+}
+
+/* The cell's cffi handle, for the general trampoline. */
+static void *ptpy_cell_handle(PyObject *cell)
+{
+    PyObject *h = PyObject_GetAttr(cell, ptpy_str_handle);
+    void *p = h ? PyLong_AsVoidPtr(h) : NULL;
+    Py_XDECREF(h);
+    if (PyErr_Occurred()) PyErr_Clear();
+    return p;
+}
+
+static pt_status ptpy_run_kernel(PyObject *cell, const pt_op *op, pt_stack *stack, int32_t n,
+                                 int *handled)
+{
+    const int32_t base = stack->size - n;
+    pt_ivalue *items = stack->items;
+    for (int32_t i = 0; i < n; i++)
+        if (items[base + i].tag != PT_IV_TENSOR || !items[base + i].t) return PT_OK;
+    PyObject *fn = PyObject_GetAttr(cell, ptpy_str_fn);
+    if (!fn || fn == Py_None) { /* deregistered: the general path says so */
+        Py_XDECREF(fn);
+        PyErr_Clear();
+        return PT_OK;
+    }
+    *handled = 1;
+    PyObject *args[PTPY_KERNEL_MAX_ARGS];
+    int32_t made = 0;
+    pt_status st = PT_OK;
+    for (; made < n; made++) { /* stack arguments are borrowed: each Tensor gets its own ref */
+        pt_tensor *t = items[base + made].t;
+        pt_tensor_retain(t);
+        args[made] = ptpy_wrap(t);
+        if (!args[made]) break;
+    }
+    PyObject *result = NULL;
+    if (made == n) {
+        stack->size = base;
+        result = PyObject_Vectorcall(fn, args, (size_t)n, NULL);
+    }
+    for (int32_t i = 0; i < made; i++) Py_DECREF(args[i]);
+    Py_DECREF(fn);
+    if (!result) return ptpy_stash_exception();
+    pt_tensor *r = ptpy_tensor_of(result);
+    if (r && stack->capacity > base) {
+        pt_tensor_retain(r);
+        memset(&items[base], 0, sizeof items[base]);
+        items[base].tag = PT_IV_TENSOR;
+        items[base].t = r;
+        stack->size = base + 1;
+    } else {
+        PyObject *rv = PyObject_CallFunction(ptpy_finish_kernel_fn, "KKiO",
+                                             (unsigned long long)(uintptr_t)op,
+                                             (unsigned long long)(uintptr_t)stack, (int)base,
+                                             result);
+        if (!rv) {
+            st = ptpy_stash_exception();
+        } else {
+            st = (pt_status)PyLong_AsLong(rv);
+            Py_DECREF(rv);
+        }
+    }
+    Py_DECREF(result);
+    return st;
+}
+
+static pt_status pt_py_fast_kernel(const pt_op *op, int32_t key, uint64_t keyset,
+                                   pt_stack *stack, void *ctx)
+{
+    PyObject *cell = ctx;
+    PyGILState_STATE gil = PyGILState_Ensure();
+    pt_status st = PT_OK;
+    int handled = 0;
+    const int32_t n = ptpy_finish_kernel_fn ? ptpy_plain_tensor_schema(op) : -1;
+    if (n >= 0 && stack->size >= n) st = ptpy_run_kernel(cell, op, stack, n, &handled);
+    if (!handled) st = pt_py_boxed_kernel(op, key, keyset, stack, ptpy_cell_handle(cell));
+    PyGILState_Release(gil);
+    return st;
+}
+
+/* ---------------------------------------------------------------- module functions */
+/* _fast_function(ident, slow, method, out_ident=None) -> the caller of pt_call_<ident>'s thunk
+ * with `slow` as its general path, or None when the generator made no thunk for it (or, for a
+ * method, when its first argument is not `self`). out_ident names an out= overload's thunk that
+ * serves calls whose only keyword is `out` (ignored when there is no such thunk). */
+static PyObject *ptpy_make_fast_function(PyObject *module, PyObject *args)
+{
+    (void)module;
+    const char *ident, *out_ident = NULL;
+    PyObject *slow;
+    int method;
+    if (!PyArg_ParseTuple(args, "sOp|z:_fast_function", &ident, &slow, &method, &out_ident))
+        return NULL;
+    if (!PyCallable_Check(slow)) return PyErr_Format(PyExc_TypeError, "slow: not callable");
+    const ptpy_thunk_entry *e = ptpy_find_thunk(ident);
+    if (!e || e->out_kw || (method && !e->self_first)) Py_RETURN_NONE;
+    const ptpy_thunk_entry *o = out_ident && !method ? ptpy_find_thunk(out_ident) : NULL;
+    if (o && !o->out_kw) o = NULL;
+    if (!ptpy_str_out && !(ptpy_str_out = PyUnicode_InternFromString("out"))) return NULL;
+    ptpy_fastfn *f = PyObject_GC_New(ptpy_fastfn, method ? &ptpy_fastmethod_type
+                                                         : &ptpy_fastfn_type);
+    if (!f) return NULL;
+    f->vectorcall = ptpy_fastfn_vectorcall;
+    f->thunk = e->fn;
+    f->nargs = e->nargs;
+    f->out_thunk = o ? o->fn : NULL;
+    f->out_nargs = o ? o->nargs : -1;
+    Py_INCREF(slow);
+    f->slow = slow;
+    PyObject_GC_Track((PyObject *)f);
+    return (PyObject *)f;
+}
+
+/* _set_operator(dunder, ident or None): the thunk the number slot of dunder uses. */
+static PyObject *ptpy_set_operator(PyObject *module, PyObject *args)
+{
+    (void)module;
+    const char *dunder, *ident;
+    if (!PyArg_ParseTuple(args, "sz:_set_operator", &dunder, &ident)) return NULL;
+    for (int i = 0; i < PTPY_OPERATOR_COUNT; i++) {
+        if (strcmp(ptpy_operators[i].dunder, dunder) != 0) continue;
+        const ptpy_thunk_entry *e = ident ? ptpy_find_thunk(ident) : NULL;
+        if (ident && !e) return PyErr_Format(PyExc_ValueError, "ident: no thunk for %s", ident);
+        ptpy_operators[i].thunk = e ? e->fn : NULL;
+        Py_RETURN_NONE;
+    }
+    return PyErr_Format(PyExc_ValueError, "dunder: %s has no number slot", dunder);
+}
+
+static void ptpy_keep(PyObject **slot, PyObject *value)
+{
+    PyObject *old = *slot;
+    Py_INCREF(value);
+    *slot = value;
+    Py_XDECREF(old);
+}
+
+/* _python_setup(Tensor, ctype, fail, operator_fallback, Size, dtypes, device): the objects the
+ * fast paths use. */
+static PyObject *ptpy_python_setup(PyObject *module, PyObject *args)
+{
+    (void)module;
+    PyObject *cls, *ctype, *fail, *fallback, *size, *dtypes, *device;
+    if (!PyArg_ParseTuple(args, "O!OOOO!O!O:_python_setup", &PyType_Type, &cls, &ctype, &fail,
+                          &fallback, &PyType_Type, &size, &PyList_Type, &dtypes, &device))
+        return NULL;
+    if (!PyType_IsSubtype((PyTypeObject *)cls, &ptpy_tensor_type))
+        return PyErr_Format(PyExc_TypeError, "Tensor: must subclass _TensorBase");
+    if (!PyType_IsSubtype((PyTypeObject *)size, &PyTuple_Type))
+        return PyErr_Format(PyExc_TypeError, "Size: must subclass tuple");
+    ptpy_keep((PyObject **)&ptpy_size_cls, size);
+    ptpy_keep(&ptpy_dtypes, dtypes);
+    ptpy_keep(&ptpy_device_fn, device);
+    ptpy_keep((PyObject **)&ptpy_tensor_cls, cls);
+    ptpy_keep(&ptpy_tensor_ctype, ctype);
+    ptpy_keep(&ptpy_fail_fn, fail);
+    ptpy_keep(&ptpy_operator_fallback_fn, fallback);
+    Py_RETURN_NONE;
+}
+
+/* _kernel_setup(finish_kernel, stash_exception): the Python halves of the kernel trampoline. */
+static PyObject *ptpy_kernel_setup(PyObject *module, PyObject *args)
+{
+    (void)module;
+    PyObject *finish, *stash;
+    if (!PyArg_ParseTuple(args, "OO:_kernel_setup", &finish, &stash)) return NULL;
+    if (!ptpy_str_fn) {
+        ptpy_str_fn = PyUnicode_InternFromString("fn");
+        ptpy_str_handle = PyUnicode_InternFromString("handle_addr");
+        if (!ptpy_str_fn || !ptpy_str_handle) return NULL;
+    }
+    ptpy_keep(&ptpy_stash_fn, stash);
+    ptpy_keep(&ptpy_finish_kernel_fn, finish);
+    Py_RETURN_NONE;
+}
+
+/* _dispatch_tensors(op address, values, capacity): pt_dispatch_call with every argument a
+ * Tensor, for operators without an unboxed entry point (those defined from Python) whose
+ * arguments and results are all plain Tensors; returns the list of results. */
+enum { PTPY_DISPATCH_MAX = 16 };
+
+static PyObject *ptpy_dispatch_tensors(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 3 || !PyList_Check(args[1]))
+        return PyErr_Format(PyExc_TypeError, "_dispatch_tensors(op, values: list, capacity)");
+    const pt_op *op = PyLong_AsVoidPtr(args[0]);
+    const Py_ssize_t n = PyList_GET_SIZE(args[1]);
+    const long capacity = PyLong_AsLong(args[2]);
+    if (PyErr_Occurred()) return NULL;
+    if (!op || capacity < n || capacity > PTPY_DISPATCH_MAX)
+        return PyErr_Format(PyExc_ValueError, "_dispatch_tensors: bad operator or capacity");
+    pt_ivalue items[PTPY_DISPATCH_MAX];
+    memset(items, 0, sizeof items);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        pt_tensor *t = ptpy_tensor_of(PyList_GET_ITEM(args[1], i));
+        if (!t) return PyErr_Format(PyExc_TypeError, "_dispatch_tensors: value %zd is no Tensor", i);
+        items[i].tag = PT_IV_TENSOR;
+        items[i].t = t; /* borrowed, as the boxed convention passes arguments */
+    }
+    pt_stack stack = {items, (int32_t)n, (int32_t)capacity};
+    if (pt_dispatch_call(op, &stack) != PT_OK) return ptpy_fail();
+    PyObject *out = PyList_New(stack.size);
+    for (int32_t i = 0; out && i < stack.size; i++) {
+        PyObject *v;
+        if (items[i].tag == PT_IV_TENSOR && items[i].t) {
+            items[i].tag = PT_IV_NONE; /* the reference passes to the object */
+            v = ptpy_wrap(items[i].t);
+        } else if (items[i].tag == PT_IV_NONE) {
+            Py_INCREF(Py_None);
+            v = Py_None;
+        } else {
+            v = PyErr_Format(PyExc_RuntimeError, "a kernel returned a value of tag %d where its "
+                             "schema promises a Tensor", (int)items[i].tag);
+        }
+        if (!v) Py_CLEAR(out);
+        else PyList_SET_ITEM(out, i, v);
+    }
+    pt_stack_clear(&stack); /* what was not handed over */
+    return out;
+}
+
+/* _wrapped_number(v): ptpy_wrapped_number for Python, None for what is not a plain number. */
+static PyObject *ptpy_wrapped_number_py(PyObject *module, PyObject *v)
+{
+    (void)module;
+    PyObject *r = ptpy_wrapped_number(v);
+    if (r || PyErr_Occurred()) return r;
+    Py_RETURN_NONE;
+}
+
+/* _wrap(p): a Tensor adopting the new reference p (a 'pt_tensor *' cdata). */
+static PyObject *ptpy_wrap_cdata(PyObject *module, PyObject *p)
+{
+    (void)module;
+    PyTypeObject *cls = ptpy_tensor_cls ? ptpy_tensor_cls : &ptpy_tensor_type;
+    PyObject *t = cls->tp_alloc(cls, 0);
+    if (!t) return NULL;
+    if (ptpy_tensor_set_h(t, p, NULL) != 0) {
+        Py_DECREF(t);
+        return NULL;
+    }
+    return t;
+}
+
+static PyObject *ptpy_fast_thunks(PyObject *module, PyObject *unused)
+{
+    (void)module;
+    (void)unused;
+    PyObject *r = PyList_New(0);
+    for (size_t i = 0; r && i < sizeof ptpy_thunks / sizeof ptpy_thunks[0]; i++) {
+        const ptpy_thunk_entry *e = &ptpy_thunks[i];
+        if (!e->fn) continue;
+        PyObject *row = Py_BuildValue("(ssiii)", e->ident, e->name, (int)e->nargs,
+                                      (int)e->self_first, (int)e->out_kw);
+        if (!row || PyList_Append(r, row) < 0) Py_CLEAR(r);
+        Py_XDECREF(row);
+    }
+    return r;
+}
+
+static PyMethodDef ptpy_functions[] = {
+    {"_fast_function", ptpy_make_fast_function, METH_VARARGS,
+     "_fast_function(ident, slow, method, out_ident=None): a C caller for pt_call_<ident>, "
+     "or None"},
+    {"_set_operator", ptpy_set_operator, METH_VARARGS,
+     "_set_operator(dunder, ident): the operator a Tensor number slot calls"},
+    {"_python_setup", ptpy_python_setup, METH_VARARGS,
+     "_python_setup(Tensor, ctype, fail, operator_fallback, Size, dtypes, device)"},
+    {"_fast_thunks", ptpy_fast_thunks, METH_NOARGS,
+     "_fast_thunks(): (ident, operator, required arguments, self first) of every thunk"},
+    {"_wrap", ptpy_wrap_cdata, METH_O, "_wrap(p): a Tensor adopting the reference p"},
+    {"_wrapped_number", ptpy_wrapped_number_py, METH_O,
+     "_wrapped_number(v): a Python number as a 0-dim wrapped-number tensor, or None"},
+    {"_dispatch_tensors", (PyCFunction)(void (*)(void))ptpy_dispatch_tensors, METH_FASTCALL,
+     "_dispatch_tensors(op address, values, capacity): a boxed call of Tensors only"},
+    {"_kernel_setup", ptpy_kernel_setup, METH_VARARGS,
+     "_kernel_setup(finish_kernel, stash_exception): Note [Python kernels in C]"},
+    {NULL, NULL, 0, NULL},
+};
+
+/* Adds _TensorBase, _FastFunction, _FastMethod and the functions above to pytensor._C._core.
+ * cffi calls this with the GIL released; a failure is printed and reported as -1. */
+static int pt_py_install(void)
+{
+    PyGILState_STATE gil = PyGILState_Ensure();
+    int rc = -1;
+    PyObject *module = PyImport_ImportModule("pytensor._C._core");
+    if (!module) goto done;
+    /* A type with tp_richcompare and no tp_hash is unhashable; a Tensor hashes by identity, as
+     * torch's does. */
+    ptpy_tensor_type.tp_hash = PyBaseObject_Type.tp_hash;
+    if (PyType_Ready(&ptpy_tensor_type) < 0 || PyType_Ready(&ptpy_fastfn_type) < 0 ||
+        PyType_Ready(&ptpy_fastmethod_type) < 0)
+        goto done;
+    if (PyObject_SetAttrString(module, "_TensorBase", (PyObject *)&ptpy_tensor_type) < 0 ||
+        PyObject_SetAttrString(module, "_FastFunction", (PyObject *)&ptpy_fastfn_type) < 0 ||
+        PyObject_SetAttrString(module, "_FastMethod", (PyObject *)&ptpy_fastmethod_type) < 0 ||
+        PyModule_AddFunctions(module, ptpy_functions) < 0)
+        goto done;
+    rc = 0;
+done:
+    if (rc != 0) PyErr_Print();
+    Py_XDECREF(module);
+    PyGILState_Release(gil);
+    return rc;
+}
