@@ -253,10 +253,19 @@ def bind(view: View, fname: str, numbers: bool, self_obj, args, kwargs) -> list:
     outs = skip = None
     if view.out_targets is not None and kwargs and "out" in kwargs:
         outs, skip, used = kwargs["out"], view.out_targets, 1
+    # torch's functions and methods take several outputs only as out=(...); the schema's names
+    # for them (values=, indices=) are the op overloads' (pytensor.ops.aten.sort.values).
+    public_outs = view.kind != 0 and view.out_targets is not None and len(view.out_targets) > 1
     for p in view.params:
         if skip is not None and p.index in skip:
             if p.pyname in kwargs:
                 raise Mismatch(f"{fname}() got multiple values for argument 'out'")
+            continue
+        if public_outs and p.index in view.out_targets:
+            if kwargs and p.pyname in kwargs:
+                raise Mismatch(f"{fname}() got an unexpected keyword argument '{p.pyname}'")
+            if "out" not in missing:
+                missing.append("out")
             continue
         if not p.kwarg_only and pos < nargs:
             v = args[pos]

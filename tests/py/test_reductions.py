@@ -395,7 +395,7 @@ def test_out_forms():
                        "type Long"):
         pt.var(_pt(x), 0, out=pt.empty(5, dtype=pt.int64))
     v, i = pt.empty(4), pt.empty(4, dtype=pt.int64)
-    rv, ri = pt.max(_pt(x), 1, max=v, max_values=i)
+    rv, ri = pt.max(_pt(x), 1, out=(v, i))
     assert rv is v and ri is i
     _close(v, torch.max(x, 1).values)
     _close(i, torch.max(x, 1).indices)

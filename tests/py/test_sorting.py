@@ -164,23 +164,25 @@ def test_sort_returns_a_pair_and_is_a_method():
 def test_sort_out_forms():
     x = sample((3, 5), "float32")
     v, i = pt.empty(0), pt.empty(0, dtype=pt.int64)
-    r = pt.sort(to_pt(x), 0, True, values=v, indices=i)
+    r = pt.sort(to_pt(x), 0, True, out=(v, i))
     assert r[0] is v and r[1] is i
     want = torch.sort(x, dim=0, descending=True, stable=True)
     assert_same(v, want.values)
     assert_same(i, want.indices)
     v2, i2 = pt.empty(3, 5), pt.empty(3, 5, dtype=pt.int64)
-    pt.sort(to_pt(x), stable=True, dim=1, values=v2, indices=i2)
+    pt.sort(to_pt(x), stable=True, dim=1, out=(v2, i2))
     assert_same(v2, torch.sort(x, dim=1).values)
     o = pt.empty(0, dtype=pt.int64)
     assert pt.argsort(to_pt(x), stable=True, dim=0, out=o) is o
     assert_same(o, torch.argsort(x, dim=0, stable=True))
+    with pytest.raises(TypeError, match="invalid combination of arguments"):
+        pt.sort(to_pt(x), values=pt.empty(0), indices=pt.empty(0, dtype=pt.int64))  # torch: out=
     with pytest.raises(RuntimeError, match="Expected out tensor to have dtype"):
-        pt.sort(to_pt(x), values=pt.empty(0, dtype=pt.float64), indices=pt.empty(0, dtype=pt.int64))
+        pt.sort(to_pt(x), out=(pt.empty(0, dtype=pt.float64), pt.empty(0, dtype=pt.int64)))
     with pytest.raises(RuntimeError, match="Expected out tensor to have dtype"):
-        pt.sort(to_pt(x), values=pt.empty(0), indices=pt.empty(0, dtype=pt.int32))
+        pt.sort(to_pt(x), out=(pt.empty(0), pt.empty(0, dtype=pt.int32)))
     with pytest.raises(RuntimeError, match="doesn't match"):
-        pt.sort(to_pt(x), values=pt.empty(2, 2), indices=pt.empty(0, dtype=pt.int64))
+        pt.sort(to_pt(x), out=(pt.empty(2, 2), pt.empty(0, dtype=pt.int64)))
 
 
 @pytest.mark.parametrize("dtype", ["complex64", "complex128"])
@@ -256,7 +258,7 @@ def test_topk_nan_counts_as_largest():
 def test_topk_out_and_errors():
     x = sample((4, 6), "int32")
     v, i = pt.empty(0, dtype=pt.int32), pt.empty(0, dtype=pt.int64)
-    r = pt.topk(to_pt(x), 2, values=v, indices=i)
+    r = pt.topk(to_pt(x), 2, out=(v, i))
     assert r[0] is v and r[1] is i
     assert_same(v, torch.topk(x, 2).values)
     for shape, k in [((3,), 4), ((3,), -1), ((), 2)]:
