@@ -409,8 +409,34 @@ pt_status pt_random_fill(const char *op, pt_tensor *t, pt_generator *g, pt_rando
 }
 
 /* ---------------------------------------------------------------- uniform_, normal_, random_ */
+/* Complex tensors draw through their real view (a trailing dim of 2: real and imaginary parts),
+ * as torch does: uniform_ fills both parts from [from, to), normal_ both with std / sqrt(2), so
+ * that the complex value's variance is std^2. */
+static pt_status real_view(const pt_tensor *t, const char *op, pt_tensor **out)
+{
+    if (t->ndim + 1 > PT_MAX_DIMS)
+        return PT_ERROR(PT_ERR_VALUE, "%s: a complex tensor of %d dims has no real view", op,
+                        (int)t->ndim);
+    int64_t sizes[PT_MAX_DIMS], strides[PT_MAX_DIMS];
+    for (int32_t d = 0; d < t->ndim; d++) {
+        sizes[d] = t->sizes[d];
+        strides[d] = t->strides[d] * 2;
+    }
+    sizes[t->ndim] = 2;
+    strides[t->ndim] = 1;
+    const int32_t real = t->dtype == PT_COMPLEX64 ? PT_FLOAT32 : PT_FLOAT64;
+    return pt_tensor_make(t->storage, real, t->ndim + 1, sizes, strides, t->offset * 2, out);
+}
+
 pt_status pt_tensor_uniform_(pt_tensor *t, double from, double to, pt_generator *g)
 {
+    if (t->dtype == PT_COMPLEX64 || t->dtype == PT_COMPLEX128) {
+        pt_tensor *r;
+        PT_TRY(real_view(t, "uniform_", &r));
+        pt_status st = pt_tensor_uniform_(r, from, to, g);
+        pt_tensor_release(r);
+        return st;
+    }
     const pt_random_row_fn fn = row_for(uniform_rows, t->dtype);
     if (!fn)
         return PT_ERROR(PT_ERR_TYPE, "uniform_ expects a floating point dtype, but got %s",
@@ -444,6 +470,13 @@ pt_status pt_tensor_normal_(pt_tensor *t, double mean, double std, pt_generator 
 {
     if (!(std >= 0.0))
         return PT_ERROR(PT_ERR_VALUE, "normal expects std >= 0.0, but found std %g", std);
+    if (t->dtype == PT_COMPLEX64 || t->dtype == PT_COMPLEX128) {
+        pt_tensor *r;
+        PT_TRY(real_view(t, "normal_", &r));
+        pt_status st = pt_tensor_normal_(r, mean, std / sqrt(2.0), g);
+        pt_tensor_release(r);
+        return st;
+    }
     const pt_random_row_fn fn = row_for(normal_rows, t->dtype);
     if (!fn)
         return PT_ERROR(PT_ERR_TYPE, "normal_ expects a floating point dtype, but got %s",

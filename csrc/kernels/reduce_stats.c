@@ -7,7 +7,8 @@
  *     and raised to 1/p;
  *   var: two passes - the mean, then the sum of |x - mean|^2 divided by max(0, n - correction) -
  *     which is as stable as Welford's update for a reduction that sees all its data at once;
- *   logsumexp: m = max (0 where it is infinite, as torch), then log(sum(exp(x - m))) + m.
+ *   logsumexp: m = max (0 where it is infinite, as torch), then log(sum(exp(x - m))) + m; for
+ *     complex x, m is the max of the real parts and the rest complex arithmetic.
  * For real types the map runs inside the reduction's walk (Note [mapped reductions] in reduce.c):
  * x is read once per pass and no temporary of its size is made; complex types map into one.
  */
@@ -420,19 +421,47 @@ static pt_status logsumexp_reduce(const pt_tensor *x, const bool *mask, pt_tenso
     return st;
 }
 
+/* Complex x, as torch: m = the max of the real parts (0 where infinite), then
+ * log(sum(exp(x - m))) + m with the complex exp, sum and log. */
+static pt_status logsumexp_complex(const pt_tensor *x, const bool *mask, pt_tensor **out)
+{
+    int64_t strides[PT_MAX_DIMS];
+    for (int32_t d = 0; d < x->ndim; d++) strides[d] = x->strides[d] * 2;
+    pt_tensor *re, *m = NULL, *d = NULL, *e = NULL, *s = NULL, *l = NULL;
+    PT_TRY(pt_tensor_make(x->storage, real_of(x->dtype), x->ndim, x->sizes, strides,
+                          x->offset * 2, &re));
+    pt_status st;
+    if (pt_reduce_count(x, mask) == 0) {
+        st = pt_reduce_kept(re, mask, re->dtype, &m);
+        const pt_scalar zero = {PT_SCALAR_INT, 0, 0, 0};
+        if (st == PT_OK) st = pt_tensor_fill_(m, &zero);
+    } else {
+        st = pt_reduce_into(PT_RED_MAX, re, mask, &m);
+        if (st == PT_OK) zero_infinities(m);
+    }
+    pt_tensor_release(re);
+    if (st == PT_OK) st = called(pt_call_sub_Tensor(x, m, NULL), &d);
+    if (st == PT_OK) st = called(pt_call_exp(d), &e);
+    if (st == PT_OK) st = pt_reduce_into(PT_RED_SUM, e, mask, &s);
+    if (st == PT_OK) st = called(pt_call_log(s), &l);
+    if (st == PT_OK) st = called(pt_call_add_Tensor(l, m, NULL), out);
+    pt_tensor *held[] = {m, d, e, s, l};
+    for (size_t i = 0; i < sizeof held / sizeof held[0]; i++)
+        if (held[i]) pt_tensor_release(held[i]);
+    return st;
+}
+
 static pt_status logsumexp(const pt_tensor *self, int32_t ndims, const int64_t *dims,
                            bool keepdim, pt_tensor *out_arg, pt_tensor **out)
 {
     PT_TRY(pt_reduce_check(self, "logsumexp", out_arg));
-    if (pt_is_complex(self->dtype))
-        return PT_ERROR(PT_ERR_NOT_IMPLEMENTED, "logsumexp: complex inputs are not supported yet "
-                        "(got %s)", pt_iter_type_name(self->dtype));
     bool mask[PT_MAX_DIMS];
     PT_TRY(pt_reduce_dims(self, ndims, dims, mask));
     const int32_t result = pt_is_integral(self->dtype, true) ? pt_dtype_default() : self->dtype;
     pt_tensor *x, *r = NULL;
     PT_TRY(pt_reduce_cast(self, pt_opmath_dtype(result), true, &x));
-    pt_status st = logsumexp_reduce(x, mask, &r);
+    pt_status st = pt_is_complex(x->dtype) ? logsumexp_complex(x, mask, &r)
+                                           : logsumexp_reduce(x, mask, &r);
     pt_tensor_release(x);
     if (st != PT_OK) return st;
     return pt_reduce_finish("logsumexp", r, self, mask, keepdim, result, out_arg, out);

@@ -225,7 +225,7 @@ static pt_status like_dtype_check(fill_kind kind, int32_t dtype)
                             "floating-point and boolean types");
         return PT_OK;
     }
-    if (info->kind & PT_KIND_FLOAT) return PT_OK;
+    if (info->kind & (PT_KIND_FLOAT | PT_KIND_COMPLEX)) return PT_OK; /* complex: the real view */
     return PT_ERROR(PT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'",
                     kind == FILL_UNIFORM ? "check_uniform_bounds" : "normal_kernel_cpu",
                     info->legacy_name[0] ? info->legacy_name : info->name);
@@ -424,7 +424,7 @@ pt_status pt_native_bernoulli_float_out(const pt_tensor *self, double p, pt_gene
 /* ---------------------------------------------------------------- normal with tensors */
 static pt_status normal_dtype(int32_t dtype)
 {
-    if (is_floating(dtype)) return PT_OK;
+    if (is_floating(dtype) || dtype == PT_COMPLEX64 || dtype == PT_COMPLEX128) return PT_OK;
     return PT_ERROR(PT_ERR_NOT_IMPLEMENTED, "\"normal_kernel_cpu\" not implemented for '%s'",
                     legacy_name(dtype));
 }

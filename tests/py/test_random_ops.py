@@ -590,3 +590,29 @@ def test_results_do_not_depend_on_the_thread_count():
         assert out.returncode == 0, out.stderr
         digests.add(out.stdout.strip())
     assert len(digests) == 1
+
+
+# ---------------------------------------------------------------- complex dtypes
+@pytest.mark.parametrize("dtype,real", [(pytensor.complex64, pytensor.float32),
+                                        (pytensor.complex128, pytensor.float64)], ids=str)
+def test_complex_tensors_draw_through_their_real_view(dtype, real):
+    """As torch: uniform_ fills the real and imaginary parts alike, normal_ both with std / sqrt(2)
+    (so E|z - mean|^2 = std^2), and the factories, *_like and normal with tensors take complex."""
+    c = pytensor.empty(5, 3, dtype=dtype).normal_(1.0, 2.0, generator=gen(11))
+    r = pytensor.empty(5, 3, 2, dtype=real).normal_(1.0, 2.0 / np.sqrt(2.0), generator=gen(11))
+    got = c.numpy().view(np.float32 if dtype is pytensor.complex64 else np.float64)
+    assert np.array_equal(got.reshape(5, 3, 2), r.numpy())
+    u = pytensor.empty(4, 6, dtype=dtype).t().uniform_(-2.0, 3.0, generator=gen(12))
+    ur = u.numpy()
+    assert ur.shape == (6, 4) and np.all((ur.real >= -2) & (ur.real < 3) & (ur.imag >= -2)
+                                         & (ur.imag < 3))
+    assert len(set(ur.real.ravel().tolist()) | set(ur.imag.ravel().tolist())) == 48
+    z = pytensor.randn(200_000, dtype=dtype, generator=gen(13)).numpy()
+    assert abs(z.real.var() - 0.5) < 0.01 and abs(z.imag.var() - 0.5) < 0.01
+    assert abs(np.mean(np.abs(z) ** 2) - 1.0) < 0.02
+    n = A.normal(pytensor.full((200_000,), 1 + 2j, dtype=dtype), 2.0, generator=gen(14)).numpy()
+    assert n.dtype.kind == "c" and n.dtype.itemsize == 2 * got.dtype.itemsize
+    assert abs(n.mean() - (1 + 2j)) < 0.02 and abs(np.mean(np.abs(n - (1 + 2j)) ** 2) - 4) < 0.1
+    for f in (A.rand_like, A.randn_like):
+        assert f(pytensor.zeros(3, dtype=dtype), generator=gen(15)).dtype is dtype
+    assert pytensor.rand(3, dtype=dtype, generator=gen(16)).dtype is dtype

@@ -561,3 +561,28 @@ def test_mapped_reductions_over_blocks_and_columns(dtype, shape, dim):
                                torch.std(x64, dim, correction=0).to(dtype), **tol)
     torch.testing.assert_close(_th(pt.logsumexp(px, dim)), torch.logsumexp(x64, dim).to(dtype),
                                **tol)
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128], ids=str)
+def test_logsumexp_of_complex_inputs_matches_torch(dtype):
+    """torch's rule: the max of the real parts (0 where infinite) is taken out, the rest is
+    complex exp, sum and log; infinities, nan and empty reductions as torch."""
+    g = torch.Generator().manual_seed(4)
+    x = torch.randn(5, 7, generator=g, dtype=dtype) * 30
+    x[1, 2] = complex(float("inf"), 1.0)
+    x[2, 3] = complex(float("nan"), 0.0)
+    x[3, :] = complex(float("-inf"), 0.0)
+    for dim in (0, 1, (0, 1), []):
+        for keepdim in (False, True):
+            got = pt.logsumexp(_pt(x), dim, keepdim)
+            # torch 2.13 raises for a full complex reduction without keepdim (its max is kept as
+            # [1, 1] and added in place into a 0-d result); its keepdim result, squeezed, is the
+            # value
+            want = torch.logsumexp(x, dim, True)
+            if not keepdim:
+                want = want.squeeze((0, 1) if dim in ((0, 1), []) else dim)
+            _close(got, want)
+    e = torch.empty(0, 3, dtype=dtype)
+    _close(pt.logsumexp(_pt(e), 0), torch.logsumexp(e, 0))
+    t = x.t()  # a strided input
+    _close(pt.logsumexp(_pt(t), 1), torch.logsumexp(t, 1))
