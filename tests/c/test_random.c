@@ -512,7 +512,7 @@ PT_TEST(random_fills_of_meta_tensors_do_nothing_and_draw_nothing)
 }
 
 /* ---------------------------------------------------------------- argument checks */
-PT_TEST(uniform_and_normal_refuse_non_floating_dtypes)
+PT_TEST(uniform_and_normal_refuse_integers_and_take_complex_through_the_real_view)
 {
     pt_tensor *t = empty1(4, PT_INT64), *c = empty1(4, PT_COMPLEX64);
     CHECK(t && c);
@@ -520,7 +520,11 @@ PT_TEST(uniform_and_normal_refuse_non_floating_dtypes)
               "uniform_ expects a floating point dtype, but got int64");
     CHECK_ERR(pt_tensor_normal_(t, 0, 1, NULL), PT_ERR_TYPE,
               "normal_ expects a floating point dtype, but got int64");
-    CHECK_ERR(pt_tensor_uniform_(c, 0, 1, NULL), PT_ERR_TYPE, "complex64");
+    /* complex draws through the real view: both parts in [0, 1) */
+    CHECK_OK(pt_tensor_uniform_(c, 0, 1, NULL));
+    const float *v = pt_tensor_data(c);
+    for (int i = 0; i < 8; i++) CHECK(v[i] >= 0.0f && v[i] < 1.0f);
+    CHECK_OK(pt_tensor_normal_(c, 0, 1, NULL));
     CHECK_ERR(pt_tensor_random_(c, 0, 1, NULL), PT_ERR_TYPE,
               "random_ expects an integer, bool or floating dtype, but got complex64");
     pt_tensor_release(t);
