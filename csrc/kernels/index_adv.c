@@ -309,6 +309,12 @@ pt_status pt_kernel_nonzero(const pt_tensor *self, pt_tensor **out)
     return nonzero_compute(self, out);
 }
 
+/* torch.argwhere: nonzero's (n, ndim) index matrix under NumPy's name. */
+pt_status pt_kernel_argwhere(const pt_tensor *self, pt_tensor **out)
+{
+    return nonzero_compute(self, out);
+}
+
 pt_status pt_kernel_nonzero_out(const pt_tensor *self, pt_tensor *out_arg, pt_tensor **out)
 {
     PT_TRY(pt_shape_check_tensor(out_arg, "nonzero", "out"));

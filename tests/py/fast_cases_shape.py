@@ -28,6 +28,7 @@ CASES = {
                             "inplace"),
     "masked_select": (lambda: (_t(2, 3), _mask([False], [True])), ""),
     "nonzero": (lambda: (pytensor.tensor([[0, 2, 0], [1, 0, 3]]),), ""),
+    "argwhere": (lambda: (pytensor.tensor([[0, 2, 0], [1, 0, 3]]),), ""),
     "tril": (lambda: (_t(3, 4),), ""),
     "tril_": (lambda: (_t(3, 4),), "inplace"),
     "triu": (lambda: (_t(2, 3, 4),), ""),

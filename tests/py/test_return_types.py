@@ -441,3 +441,27 @@ def test_unique_consecutive_returns_what_was_asked_for(kw):
         same(g, w)
     same(pt.unique_consecutive(to_pt(t), kw.get("return_inverse", False),
                                kw.get("return_counts", False), kw.get("dim"))[-1], want[-1])
+
+
+def test_argwhere_is_nonzero_as_a_matrix_like_torch():
+    cases = [torch.tensor([[0, 2, 0], [1, 0, 3]]), torch.tensor(5), torch.tensor(0.0),
+             torch.zeros(0, 3), torch.tensor([True, False, True]),
+             torch.tensor([[float("nan"), 0.0], [-0.0, 1.0]]).t(),
+             torch.arange(24).reshape(2, 3, 4)[:, ::2, 1:] % 3]
+    for t in cases:
+        want = torch.argwhere(t)
+        for got in (pt.argwhere(to_pt(t)),
+                    to_pt(t).argwhere()):
+            assert got.dtype == pt.int64 and tuple(got.shape) == tuple(want.shape)
+            assert got.tolist() == want.tolist()
+
+
+def test_unique_consecutive_method_returns_what_was_asked_like_torch():
+    t = torch.tensor([1, 1, 2, 2, 3, 1, 1])
+    p = to_pt(t)
+    assert p.unique_consecutive().tolist() == t.unique_consecutive().tolist()
+    for kw in ({"return_inverse": True}, {"return_counts": True},
+               {"return_inverse": True, "return_counts": True}):
+        got, want = p.unique_consecutive(**kw), t.unique_consecutive(**kw)
+        assert isinstance(got, tuple) and len(got) == len(want)
+        assert [g.tolist() for g in got] == [w.tolist() for w in want]
