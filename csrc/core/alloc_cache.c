@@ -81,27 +81,16 @@
 #include "alloc_cache.h"
 #include "internal.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define PT_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define PT_ASAN 1
-#endif
-#endif
-
 #ifdef PT_ASAN
-#include <sanitizer/asan_interface.h>
 /* Note [CPU allocation cache], sanitizers: a freed block waits behind this many newer ones of its
  * class, long enough for a use right after a release (the common dangling pointer) to hit poison,
  * short enough (a quarter of a bin) that the cache is still exercised. */
 enum { REUSE_DELAY = 16 };
-#define POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
-#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
 #else
 enum { REUSE_DELAY = 0 };
-#define POISON(p, n) ((void)(p), (void)(n))
-#define UNPOISON(p, n) ((void)(p), (void)(n))
 #endif
+#define POISON PT_POISON
+#define UNPOISON PT_UNPOISON
 
 #define LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)

@@ -10,6 +10,24 @@
 
 #include "pytensor.h"
 
+/* AddressSanitizer's view of cached blocks (Note [CPU allocation cache], sanitizers): poisoned
+ * while they wait, addressable again when handed out. */
+#if defined(__SANITIZE_ADDRESS__)
+#define PT_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PT_ASAN 1
+#endif
+#endif
+#ifdef PT_ASAN
+#include <sanitizer/asan_interface.h>
+#define PT_POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define PT_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#else
+#define PT_POISON(p, n) ((void)(p), (void)(n))
+#define PT_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
 /* The bounds of Note [CPU allocation cache], where each one's reason is given. */
 enum {
     PT_ALLOC_CACHE_MIN_BLOCK = 64,         /* the smallest size class, one cache line */

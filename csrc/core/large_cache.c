@@ -39,21 +39,8 @@
 #include "alloc_cache.h"
 #include "internal.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define PT_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define PT_ASAN 1
-#endif
-#endif
-#ifdef PT_ASAN
-#include <sanitizer/asan_interface.h>
-#define POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
-#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
-#else
-#define POISON(p, n) ((void)(p), (void)(n))
-#define UNPOISON(p, n) ((void)(p), (void)(n))
-#endif
+#define POISON PT_POISON
+#define UNPOISON PT_UNPOISON
 
 enum {
     POOL_SLOTS = 16,

@@ -11,6 +11,7 @@
  */
 #include <string.h>
 
+#include "iter.h"
 #include "linalg_internal.h"
 
 #ifdef _OPENMP
@@ -51,26 +52,10 @@ static const char *scalar_type_name(int32_t dtype)
 
 /* ---------------------------------------------------------------- argument checks */
 
-static pt_status check_operand(const pt_tensor *t, const char *op, const char *arg)
-{
-    if (!t) return PT_ERROR(PT_ERR_VALUE, "%s: %s must be a tensor, got NULL", op, arg);
-    if (t->layout != PT_LAYOUT_STRIDED)
-        return PT_ERROR(PT_ERR_NOT_IMPLEMENTED, "%s: %s must be a strided tensor", op, arg);
-    const pt_dtype_info *info = pt_dtype_info_of(t->dtype);
-    if (!info || (info->kind & PT_KIND_OPAQUE) || t->dtype >= PT_DTYPE_BUILTIN_COUNT)
-        return PT_ERROR(PT_ERR_TYPE, "\"%s\" not implemented for '%s' (argument '%s')", op,
-                        info ? info->name : "unknown", arg);
-    if (t->device.type == PT_DEV_CUDA)
-        return PT_ERROR(PT_ERR_NOT_IMPLEMENTED,
-                        "%s: %s is a CUDA tensor; this kernel computes on the CPU and meta "
-                        "devices only", op, arg);
-    return PT_OK;
-}
-
 pt_status pt_linalg_check_operands(const char *op, int32_t n, const pt_tensor *const *ts,
                                    const char *const *names)
 {
-    for (int32_t i = 0; i < n; i++) PT_TRY(check_operand(ts[i], op, names[i]));
+    for (int32_t i = 0; i < n; i++) PT_TRY(pt_iter_check_operand(ts[i], op, names[i]));
     return PT_OK;
 }
 

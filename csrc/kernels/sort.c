@@ -173,6 +173,17 @@ static void insertion_sort(uint64_t *key, int64_t *idx, int64_t n)
     }
 }
 
+/* The buffers written last become the ones read: after a pass, or a selection. */
+static void swap_scratch(pt_sort_scratch *s)
+{
+    uint64_t *tk = s->key;
+    s->key = s->key2;
+    s->key2 = tk;
+    int64_t *ti = s->idx;
+    s->idx = s->idx2;
+    s->idx2 = ti;
+}
+
 /* Sorts s->key[0..n) stably, carrying s->idx; the result is left in s->key / s->idx. */
 void pt_sort_keys(pt_sort_scratch *s, int64_t n, int width)
 {
@@ -197,12 +208,7 @@ void pt_sort_keys(pt_sort_scratch *s, int64_t n, int width)
             s->key2[at] = s->key[i];
             s->idx2[at] = s->idx[i];
         }
-        uint64_t *tk = s->key;
-        s->key = s->key2;
-        s->key2 = tk;
-        int64_t *ti = s->idx;
-        s->idx = s->idx2;
-        s->idx2 = ti;
+        swap_scratch(s);
     }
 }
 
@@ -271,16 +277,6 @@ typedef struct sort_plan {
  * random rows happens about k ln(n / k) times; at worst (a row sorted the wrong way) every key
  * enters at a cost of k moves. */
 enum { SELECT_RATIO = 4, INSERT_MAX_K = 32 };
-
-static void swap_scratch(pt_sort_scratch *s)
-{
-    uint64_t *tk = s->key;
-    s->key = s->key2;
-    s->key2 = tk;
-    int64_t *ti = s->idx;
-    s->idx = s->idx2;
-    s->idx2 = ti;
-}
 
 static void insert_first_k(pt_sort_scratch *s, int64_t n, int64_t k)
 {

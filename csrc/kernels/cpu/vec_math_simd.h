@@ -94,23 +94,31 @@ static inline pt_vf pt_simd_scale(pt_vf p, pt_vf n)
 }
 #endif
 
-/* e^x: vec_math.h's pt_vexpf with FMAs. x is clamped to [-104, 88.75] first (nan passes: the
- * clamps return their second operand when it is nan), where 2^n covers every float result from 0
- * (below 2^-150) to inf (above FLT_MAX). */
-static inline pt_vf pt_simd_exp(pt_vf x)
+/* The reduction behind exp and tanh: x = n ln2 + r (Cody-Waite, |r| <= ln2/2) with n integral,
+ * and e^r - 1 = r + r^2 P(r) (Cephes' expf polynomial), returned with n in *n. */
+static inline pt_vf pt_simd_expm1_reduced(pt_vf x, pt_vf *n)
 {
-    x = VF_MIN(VF_SET1(88.75f), VF_MAX(VF_SET1(-104.0f), x));
-    const pt_vf n = VF_ROUND(VF_MUL(x, VF_SET1(1.44269504088896341f)));
-    pt_vf r = VF_FNMA(n, VF_SET1(0.693359375f), x);
-    r = VF_FNMA(n, VF_SET1(-2.12194440e-4f), r);
+    *n = VF_ROUND(VF_MUL(x, VF_SET1(1.44269504088896341f)));
+    pt_vf r = VF_FNMA(*n, VF_SET1(0.693359375f), x);
+    r = VF_FNMA(*n, VF_SET1(-2.12194440e-4f), r);
     pt_vf p = VF_SET1(1.9875691500E-4f);
     p = VF_FMA(p, r, VF_SET1(1.3981999507E-3f));
     p = VF_FMA(p, r, VF_SET1(8.3334519073E-3f));
     p = VF_FMA(p, r, VF_SET1(4.1665795894E-2f));
     p = VF_FMA(p, r, VF_SET1(1.6666665459E-1f));
     p = VF_FMA(p, r, VF_SET1(5.0000001201E-1f));
-    const pt_vf e = VF_ADD(VF_FMA(p, VF_MUL(r, r), r), VF_SET1(1.0f));
-    return pt_simd_scale(e, n);
+    return VF_FMA(p, VF_MUL(r, r), r);
+}
+
+/* e^x: vec_math.h's pt_vexpf with FMAs. x is clamped to [-104, 88.75] first (nan passes: the
+ * clamps return their second operand when it is nan), where 2^n covers every float result from 0
+ * (below 2^-150) to inf (above FLT_MAX). */
+static inline pt_vf pt_simd_exp(pt_vf x)
+{
+    x = VF_MIN(VF_SET1(88.75f), VF_MAX(VF_SET1(-104.0f), x));
+    pt_vf n;
+    const pt_vf em1 = pt_simd_expm1_reduced(x, &n);
+    return pt_simd_scale(VF_ADD(em1, VF_SET1(1.0f)), n);
 }
 
 /* 1 / (1 + e^-x) from e = e^-|x|: 1/(1+e) for x >= 0, e/(1+e) below (small results stay
@@ -132,17 +140,8 @@ static inline pt_vf pt_simd_sigmoid(pt_vf x)
 static inline pt_vf pt_simd_tanh(pt_vf x)
 {
     const pt_vf a = VF_MIN(VF_SET1(9.1f), VF_ABS(x));
-    const pt_vf t = VF_ADD(a, a);
-    const pt_vf n = VF_ROUND(VF_MUL(t, VF_SET1(1.44269504088896341f)));
-    pt_vf r = VF_FNMA(n, VF_SET1(0.693359375f), t);
-    r = VF_FNMA(n, VF_SET1(-2.12194440e-4f), r);
-    pt_vf p = VF_SET1(1.9875691500E-4f);
-    p = VF_FMA(p, r, VF_SET1(1.3981999507E-3f));
-    p = VF_FMA(p, r, VF_SET1(8.3334519073E-3f));
-    p = VF_FMA(p, r, VF_SET1(4.1665795894E-2f));
-    p = VF_FMA(p, r, VF_SET1(1.6666665459E-1f));
-    p = VF_FMA(p, r, VF_SET1(5.0000001201E-1f));
-    const pt_vf em1r = VF_FMA(p, VF_MUL(r, r), r);
+    pt_vf n;
+    const pt_vf em1r = pt_simd_expm1_reduced(VF_ADD(a, a), &n);
     const pt_vf s = pt_simd_scale(VF_SET1(1.0f), n); /* 2^n, n in [0, 27] */
     const pt_vf m = VF_FMA(s, em1r, VF_SUB(s, VF_SET1(1.0f)));
     return VF_WITH_SIGN(VF_DIV(m, VF_ADD(m, VF_SET1(2.0f))), x);
