@@ -223,21 +223,8 @@ pt_status pt_kernel_threshold_out(const pt_tensor *self, const pt_scalar *th,
     return threshold(PT_UNARY_OUT, self, th, value, out_arg, out);
 }
 
-#define SIMPLE_OPS(NAME)                                                                           \
-    pt_status pt_kernel_##NAME(const pt_tensor *self, pt_tensor **out)                             \
-    {                                                                                              \
-        return pt_unary_call(&spec_##NAME, PT_UNARY_FUNCTIONAL, self, NULL, NULL, 0, out);         \
-    }                                                                                              \
-    pt_status pt_kernel_##NAME##_(pt_tensor *self, pt_tensor **out)                                \
-    {                                                                                              \
-        return pt_unary_call(&spec_##NAME, PT_UNARY_INPLACE, self, NULL, NULL, 0, out);            \
-    }                                                                                              \
-    pt_status pt_kernel_##NAME##_out(const pt_tensor *self, pt_tensor *out_arg, pt_tensor **out)   \
-    {                                                                                              \
-        return pt_unary_call(&spec_##NAME, PT_UNARY_OUT, self, out_arg, NULL, 0, out);             \
-    }
-SIMPLE_OPS(relu)
-SIMPLE_OPS(silu)
+PT_UNARY_OPS(relu)
+PT_UNARY_OPS(silu)
 
 static pt_status gelu(int mode, const pt_tensor *self, const char *approximate,
                       pt_tensor *out_arg, pt_tensor **out)

@@ -152,21 +152,7 @@ pt_status pt_unary_call(const pt_unary_spec *spec, int mode, const pt_tensor *se
 
 #define SPEC(OP, NAME, KNAME, KIND)                                                                \
     static const pt_unary_spec spec_##NAME = {PT_UNARY_##OP, #NAME, KNAME, PT_UNARY_KIND_##KIND};
-/* The three overloads of a plain unary operator. */
-#define UNARY_OPS(NAME)                                                                            \
-    pt_status pt_kernel_##NAME(const pt_tensor *self, pt_tensor **out)                             \
-    {                                                                                              \
-        return pt_unary_call(&spec_##NAME, PT_UNARY_FUNCTIONAL, self, NULL, NULL, 0, out);         \
-    }                                                                                              \
-    pt_status pt_kernel_##NAME##_(pt_tensor *self, pt_tensor **out)                                \
-    {                                                                                              \
-        return pt_unary_call(&spec_##NAME, PT_UNARY_INPLACE, self, NULL, NULL, 0, out);            \
-    }                                                                                              \
-    pt_status pt_kernel_##NAME##_out(const pt_tensor *self, pt_tensor *out_arg, pt_tensor **out)   \
-    {                                                                                              \
-        return pt_unary_call(&spec_##NAME, PT_UNARY_OUT, self, out_arg, NULL, 0, out);             \
-    }
-#define UNARY(OP, NAME, KNAME, KIND) SPEC(OP, NAME, KNAME, KIND) UNARY_OPS(NAME)
+#define UNARY(OP, NAME, KNAME, KIND) SPEC(OP, NAME, KNAME, KIND) PT_UNARY_OPS(NAME)
 
 UNARY(ABS, abs, "abs_cpu", ABS)
 UNARY(NEG, neg, "neg_cpu", KEEP)

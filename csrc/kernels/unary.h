@@ -68,6 +68,22 @@ typedef struct pt_unary_spec {
 pt_status pt_unary_call(const pt_unary_spec *spec, int mode, const pt_tensor *self,
                         pt_tensor *out_arg, const pt_scalar *const *scalars, int64_t iparam,
                         pt_tensor **out);
+/* The function, in-place and out= kernels of a plain unary operator NAME, through the spec
+ * `spec_NAME` the including file defines. */
+#define PT_UNARY_OPS(NAME)                                                                         \
+    pt_status pt_kernel_##NAME(const pt_tensor *self, pt_tensor **out)                             \
+    {                                                                                              \
+        return pt_unary_call(&spec_##NAME, PT_UNARY_FUNCTIONAL, self, NULL, NULL, 0, out);         \
+    }                                                                                              \
+    pt_status pt_kernel_##NAME##_(pt_tensor *self, pt_tensor **out)                                \
+    {                                                                                              \
+        return pt_unary_call(&spec_##NAME, PT_UNARY_INPLACE, self, NULL, NULL, 0, out);            \
+    }                                                                                              \
+    pt_status pt_kernel_##NAME##_out(const pt_tensor *self, pt_tensor *out_arg, pt_tensor **out)   \
+    {                                                                                              \
+        return pt_unary_call(&spec_##NAME, PT_UNARY_OUT, self, out_arg, NULL, 0, out);             \
+    }
+
 /* The chosen capability's loop, NULL when (op, dtype) has none. */
 pt_loop_fn pt_unary_loop(int32_t op, int32_t dtype);
 /* torch's `"kname" not implemented for 'Float'` (NotImplementedError). */
