@@ -412,27 +412,33 @@ pt_status pt_random_fill(const char *op, pt_tensor *t, pt_generator *g, pt_rando
 /* Complex tensors draw through their real view (a trailing dim of 2: real and imaginary parts),
  * as torch does: uniform_ fills both parts from [from, to), normal_ both with std / sqrt(2), so
  * that the complex value's variance is std^2. */
-static pt_status real_view(const pt_tensor *t, const char *op, pt_tensor **out)
+/* Dims of size 1 are left out (they change no element's place in the row-major order the draws
+ * follow), so the view fits PT_MAX_DIMS: 64 dims of sizes >= 2 would hold 2^64 elements. An
+ * empty tensor's view is (0, 2). */
+static pt_status real_view(const pt_tensor *t, pt_tensor **out)
 {
-    if (t->ndim + 1 > PT_MAX_DIMS)
-        return PT_ERROR(PT_ERR_VALUE, "%s: a complex tensor of %d dims has no real view", op,
-                        (int)t->ndim);
     int64_t sizes[PT_MAX_DIMS], strides[PT_MAX_DIMS];
-    for (int32_t d = 0; d < t->ndim; d++) {
-        sizes[d] = t->sizes[d];
-        strides[d] = t->strides[d] * 2;
+    int32_t nd = 0;
+    for (int32_t d = 0; d < t->ndim && t->numel > 0; d++) {
+        if (t->sizes[d] == 1) continue;
+        sizes[nd] = t->sizes[d];
+        strides[nd++] = t->strides[d] * 2;
     }
-    sizes[t->ndim] = 2;
-    strides[t->ndim] = 1;
+    if (t->numel == 0) {
+        sizes[nd] = 0;
+        strides[nd++] = 2;
+    }
+    sizes[nd] = 2;
+    strides[nd] = 1;
     const int32_t real = t->dtype == PT_COMPLEX64 ? PT_FLOAT32 : PT_FLOAT64;
-    return pt_tensor_make(t->storage, real, t->ndim + 1, sizes, strides, t->offset * 2, out);
+    return pt_tensor_make(t->storage, real, nd + 1, sizes, strides, t->offset * 2, out);
 }
 
 pt_status pt_tensor_uniform_(pt_tensor *t, double from, double to, pt_generator *g)
 {
     if (t->dtype == PT_COMPLEX64 || t->dtype == PT_COMPLEX128) {
         pt_tensor *r;
-        PT_TRY(real_view(t, "uniform_", &r));
+        PT_TRY(real_view(t, &r));
         pt_status st = pt_tensor_uniform_(r, from, to, g);
         pt_tensor_release(r);
         return st;
@@ -472,7 +478,7 @@ pt_status pt_tensor_normal_(pt_tensor *t, double mean, double std, pt_generator 
         return PT_ERROR(PT_ERR_VALUE, "normal expects std >= 0.0, but found std %g", std);
     if (t->dtype == PT_COMPLEX64 || t->dtype == PT_COMPLEX128) {
         pt_tensor *r;
-        PT_TRY(real_view(t, "normal_", &r));
+        PT_TRY(real_view(t, &r));
         pt_status st = pt_tensor_normal_(r, mean, std / sqrt(2.0), g);
         pt_tensor_release(r);
         return st;

@@ -215,3 +215,44 @@ PT_TEST(reduce_every_capability_matches_the_default_loops)
     for (int k = 0; k < 3; k++) pt_tensor_release(ref[k]);
     pt_tensor_release(x);
 }
+
+/* Note [mapped reductions]: sum((x - mean)^2) over columns (the outer walk) and rows (the inner
+ * walk, in blocks) against a plain double loop; the engine refuses what it has no loop for. */
+PT_TEST(reduce_mapped_sums_subtract_each_outputs_shift)
+{
+    const int64_t sizes[2] = {3000, 9};
+    pt_tensor *x = make(2, sizes, PT_FLOAT64, mod97);
+    CHECK(x);
+    for (int32_t dim = 0; dim < 2; dim++) {
+        bool mask[2] = {dim == 0, dim == 1};
+        pt_tensor *mean, *v;
+        CHECK_OK(pt_reduce_into(PT_RED_SUM, x, mask, &mean));
+        pt_reduce_divide(mean, (double)sizes[dim]);
+        CHECK_OK(pt_reduce_into_mapped(PT_RED_SUM, x, mask, PT_RED_MAP_ABS2, 0, mean, &v));
+        for (int64_t o = 0; o < sizes[1 - dim]; o++) {
+            double m = 0, want = 0;
+            for (int64_t r = 0; r < sizes[dim]; r++)
+                m += at(x, dim == 0 ? r * sizes[1] + o : o * sizes[1] + r);
+            m /= (double)sizes[dim];
+            for (int64_t r = 0; r < sizes[dim]; r++) {
+                const double d = at(x, dim == 0 ? r * sizes[1] + o : o * sizes[1] + r) - m;
+                want += d * d;
+            }
+            CHECK(fabs(at(v, o) - want) <= 1e-9 * want);
+        }
+        pt_tensor_release(mean);
+        pt_tensor_release(v);
+    }
+    bool all[2] = {true, true};
+    pt_tensor *i = make(2, sizes, PT_INT64, mod97), *out, *bad;
+    CHECK(i);
+    CHECK_ERR(pt_reduce_into_mapped(PT_RED_SUM, i, all, PT_RED_MAP_ABS, 0, NULL, &out),
+              PT_ERR_RUNTIME, "no loop for dtype");
+    const int64_t two = 2;
+    CHECK_OK(pt_tensor_empty(1, &two, PT_FLOAT64, CPU, &bad));
+    CHECK_ERR(pt_reduce_into_mapped(PT_RED_SUM, x, all, PT_RED_MAP_ABS2, 0, bad, &out),
+              PT_ERR_RUNTIME, "the shift must have out's layout");
+    pt_tensor_release(bad);
+    pt_tensor_release(i);
+    pt_tensor_release(x);
+}

@@ -616,3 +616,16 @@ def test_complex_tensors_draw_through_their_real_view(dtype, real):
     for f in (A.rand_like, A.randn_like):
         assert f(pytensor.zeros(3, dtype=dtype), generator=gen(15)).dtype is dtype
     assert pytensor.rand(3, dtype=dtype, generator=gen(16)).dtype is dtype
+
+
+def test_complex_draws_of_many_dims_and_empty_tensors():
+    """The real view leaves out size-1 dims, so 64-dim complex tensors draw (as in torch), and an
+    empty one draws nothing but still checks its arguments."""
+    t = pytensor.empty([1] * 63 + [3], dtype=pytensor.complex64)
+    t.normal_(generator=gen(21))
+    flat = pytensor.empty(3, dtype=pytensor.complex64).normal_(generator=gen(21))
+    assert t.reshape(3).tolist() == flat.tolist()
+    e = pytensor.empty([1] * 33 + [0] + [3] * 30, dtype=pytensor.complex128)
+    assert e.uniform_(0, 1).numel() == 0 and e.normal_().numel() == 0
+    with pytest.raises(ValueError, match="uniform_ expects to return values in"):
+        e.uniform_(2.0, 1.0)
