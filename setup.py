@@ -9,6 +9,7 @@ PT_API symbols of csrc/include/pytensor.h and the generated pt_ops.h are exporte
 come from tools/build_config.py, which prints one line for each.
 PYTENSOR_CUDA=0 skips the CUDA library, PYTENSOR_CUDA=1 requires it.
 """
+import concurrent.futures
 import glob
 import os
 import sys
@@ -39,10 +40,11 @@ KERNEL_HEADERS = sorted(glob.glob("csrc/kernels/*.h") + glob.glob("csrc/kernels/
                         + glob.glob("csrc/core/*.h") + glob.glob("csrc/include/*.h"))
 CORE_SOURCES = sorted(glob.glob("csrc/core/*.c") + glob.glob("csrc/kernels/*.c")
                       + glob.glob("csrc/ops/*.c")) + [os.path.join(GENERATED, "pt_ops.c")]
-# What build_clib cannot see by itself: the operator sources read the generated headers.
+# What build_clib cannot see by itself: the headers a source includes. Objects are rebuilt one by
+# one (BuildClib), so each core object depends on every header it may read, the generated ones
+# included: a changed header recompiles the core rather than leaving objects of the old layout.
 OPS_DEPS = [os.path.join(GENERATED, "pt_ops.h"), os.path.join(GENERATED, "pt_ops_internal.h")]
-OBJ_DEPS = {src: OPS_DEPS for src in CORE_SOURCES
-            if src.startswith(("csrc/ops" + os.sep, GENERATED + os.sep))}
+OBJ_DEPS = {"": KERNEL_HEADERS + sorted(glob.glob("csrc/ops/*.h")) + OPS_DEPS}
 CORE_CFLAGS = ["-std=c11", "-O3", "-Wall", "-Wextra", "-fvisibility=hidden", "-D_GNU_SOURCE",
                f'-DPT_VERSION="{VERSION["__version__"]}"', *CONFIG["cflags"]]
 INCLUDE_DIRS = ["csrc/include", "csrc/core", "csrc/ops", "csrc/kernels", GENERATED]
@@ -61,12 +63,75 @@ def cpu_library(cap: str) -> tuple:
     })
 
 
+def build_jobs() -> int:
+    """How many compilers run at once: PYTENSOR_BUILD_JOBS, else the CPUs this process may use."""
+    if os.environ.get("PYTENSOR_BUILD_JOBS", "").isdigit():
+        return max(1, int(os.environ["PYTENSOR_BUILD_JOBS"]))
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return os.cpu_count() or 1
+
+
+def _stale(obj: str, inputs: list) -> bool:
+    if not os.path.exists(obj):
+        return True
+    built = os.path.getmtime(obj)
+    return any(os.path.getmtime(p) > built for p in inputs)
+
+
 class BuildClib(build_clib):
-    """build_clib that first generates the operator code from the declarations."""
+    """build_clib that first generates the operator code from the declarations, then compiles the
+    objects of every library (the core and one kernel library per CPU capability, ~90 translation
+    units) on a pool of build_jobs() threads, each running one compiler process.
+
+    setuptools' own build_libraries compiles one library at a time, one file at a time, and
+    recompiles a whole library when any of its objects is stale; here each object is checked
+    against its own source and obj_deps, and only stale ones are compiled. Compiler output goes
+    straight to the terminal (warnings stay visible; lines of two compilers may interleave); a
+    failed compile cancels the sources not yet started and fails the build."""
 
     def run(self):
         gen_ops.generate()
         super().run()
+
+    def build_libraries(self, libraries):
+        jobs = []
+        for lib_name, info in libraries:
+            sources = sorted(info["sources"])
+            objects = self.compiler.object_filenames(sources, output_dir=self.build_temp)
+            deps = info.get("obj_deps", {})
+            for src, obj in zip(sources, objects):
+                inputs = [src, *deps.get("", []), *deps.get(src, [])]
+                if self.force or _stale(obj, inputs):
+                    # The largest C first (a kernel wrapper weighs what it includes): the longest
+                    # compiles start early, so the pool's threads finish close together.
+                    weight = sum(os.path.getsize(p) for p in inputs if p.endswith(".c"))
+                    jobs.append((weight, src, info))
+                    os.makedirs(os.path.dirname(obj), exist_ok=True)
+        jobs.sort(key=lambda job: -job[0])
+        workers = min(build_jobs(), len(jobs)) or 1
+        if jobs:
+            self.announce(f"compiling {len(jobs)} C sources, {workers} at a time", level=2)
+
+        def compile_one(job):
+            _, src, info = job
+            self.compiler.compile([src], output_dir=self.build_temp, macros=info.get("macros"),
+                                  include_dirs=info.get("include_dirs"),
+                                  extra_postargs=info.get("cflags"), debug=self.debug)
+
+        with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+            futures = [pool.submit(compile_one, job) for job in jobs]
+            try:
+                for future in futures:
+                    future.result()  # re-raises the compile error of a failed source
+            except BaseException:
+                pool.shutdown(wait=True, cancel_futures=True)
+                raise
+        for lib_name, info in libraries:
+            objects = self.compiler.object_filenames(sorted(info["sources"]),
+                                                     output_dir=self.build_temp)
+            self.compiler.create_static_lib(objects, lib_name, output_dir=self.build_clib,
+                                            debug=self.debug)
 
 
 class BuildExt(build_ext):
