@@ -4,10 +4,12 @@ operators under them, aten::index and index_put / index_put_ (accumulate sums du
 every dtype and input layout, with torch's errors."""
 import numpy as np
 import pytest
-import torch
 
 import pytensor
+from _torch_oracle import requires_torch, torch
 from test_shape_ops import DTYPES, LAYOUTS, from_torch, make, pdt, random_mask, same
+
+pytestmark = requires_torch
 
 
 def idx(*v):

@@ -5,10 +5,13 @@ import operator
 
 import numpy as np
 import pytest
-import torch
 
 import pytensor
 from pytensor import _tensor
+
+from _torch_oracle import requires_torch, torch
+
+pytestmark = requires_torch
 
 BINARY = [operator.add, operator.sub, operator.mul, operator.truediv, operator.floordiv,
           operator.mod, operator.pow, operator.and_, operator.or_, operator.xor, operator.lshift,

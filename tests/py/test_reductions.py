@@ -8,10 +8,13 @@ import math
 
 import numpy as np
 import pytest
-import torch
 
 import pytensor as pt
 from pytensor._C import lib
+
+from _torch_oracle import requires_torch, torch
+
+pytestmark = requires_torch
 
 ALL = [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.float16,
        torch.bfloat16, torch.float32, torch.float64, torch.complex64, torch.complex128]

@@ -9,9 +9,12 @@ import pickle
 
 import numpy as np
 import pytest
-import torch
 
 import pytensor as pt
+
+from _torch_oracle import requires_torch, torch
+
+pytestmark = requires_torch
 
 
 def to_pt(x: torch.Tensor) -> pt.Tensor:

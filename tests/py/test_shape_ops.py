@@ -5,9 +5,12 @@ sliced, expanded, 0-d and empty inputs, with their in-place and out= forms and t
 """
 import numpy as np
 import pytest
-import torch
 
 import pytensor
+
+from _torch_oracle import requires_torch, torch
+
+pytestmark = requires_torch
 
 DTYPES = ["bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32",
           "float64", "complex64", "complex128"]

@@ -4,12 +4,14 @@ out=, numerical stability with large and infinite values, rows that cross the th
 tensors, and agreement of every CPU capability with the default one."""
 import numpy as np
 import pytest
-import torch
 
 import pytensor as pt
 from pytensor._C import lib
 
+from _torch_oracle import requires_torch, torch
 from test_unary import assert_same, to_pt, to_torch
+
+pytestmark = requires_torch
 
 FNS = ["softmax", "log_softmax"]
 
