@@ -10,6 +10,10 @@ first, then each lower one down to the portable default), so that every kernel v
 compiled for this CPU passes the whole suite; the sanitizer build runs under the best one.
 
 Exits non-zero when any step fails, and also when pytest collected no test (its exit status 5).
+
+Options (CI's second, torch-free environment uses the last two): --no-sanitize skips step 2,
+--no-c skips steps 1 and 2, --best-only runs under the best capability only. Other arguments go
+to pytest.
 """
 import os
 import re
@@ -67,10 +71,14 @@ def py_tests(args: list, capability: str) -> bool:
 
 
 def main(argv: list) -> int:
-    sanitize = "--no-sanitize" not in argv
-    pytest_args = [a for a in argv if a != "--no-sanitize"]
+    options = {"--no-sanitize", "--no-c", "--best-only"}
+    run_c = "--no-c" not in argv
+    sanitize = run_c and "--no-sanitize" not in argv
+    pytest_args = [a for a in argv if a not in options]
     caps = capabilities()
-    results = [(f"C tests ({cap})", c_tests(False, cap)) for cap in caps]
+    if "--best-only" in argv:
+        caps = caps[:1]
+    results = [(f"C tests ({cap})", c_tests(False, cap)) for cap in caps] if run_c else []
     if sanitize:
         results.append((f"C tests ASan+UBSan ({caps[0]})", c_tests(True, caps[0])))
     results += [(f"pytest ({cap})", py_tests(pytest_args or ["-q"], cap)) for cap in caps]
