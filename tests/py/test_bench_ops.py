@@ -12,8 +12,9 @@ import pytest
 
 import pytensor
 
+from _torch_oracle import HAVE_TORCH
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-HAVE_TORCH = importlib.util.find_spec("torch") is not None
 HAVE_MPL = importlib.util.find_spec("matplotlib") is not None
 
 
