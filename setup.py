@@ -13,8 +13,10 @@ import concurrent.futures
 import glob
 import os
 import sys
+import threading
 
 from setuptools import setup
+from setuptools.command.build import build
 from setuptools.command.build_clib import build_clib
 from setuptools.command.build_ext import build_ext
 
@@ -134,19 +136,42 @@ class BuildClib(build_clib):
                                             debug=self.debug)
 
 
+class Build(build):
+    """`build` (what pip runs) without its own build_clib step: build_ext runs it, beside the
+    module's compile on a fresh build."""
+
+    sub_commands = [cmd for cmd in build.sub_commands if cmd[0] != "build_clib"]
+
+
 class BuildExt(build_ext):
-    """build_ext that also builds the CUDA backend library beside the module."""
+    """build_ext that runs build_clib, and also builds the CUDA backend library beside the module.
+
+    A fresh build (no module yet) compiles the module's own C — cffi's wrappers and the Python
+    fast paths, one large translation unit — while build_clib compiles the core, and links once
+    the libraries are there. A rebuild runs build_clib first, so that the module's up-to-date
+    check sees the libraries as they will be linked."""
+
+    _clib_thread = None
+    _clib_error = None
 
     def run(self):
         # build_ext alone (an in-place build) does not run build_clib; `build` does. Run it here,
         # and make the module depend on the library so that a changed core relinks it.
-        self.run_command("build_clib")
         clib = self.get_finalized_command("build_clib")
         for ext in self.extensions:
             ext.depends = list(ext.depends) + [
-                os.path.join(clib.build_clib, clib.compiler.static_lib_format % (name, ".a"))
+                os.path.join(clib.build_clib, f"lib{name}.a")  # the unix compiler's name
                 for name in clib.get_library_names()]
-        super().run()
+        fresh = not all(os.path.exists(self.get_ext_fullpath(e.name)) for e in self.extensions)
+        if fresh and not self.dry_run:
+            self._clib_thread = threading.Thread(target=self._run_clib, name="build_clib")
+            self._clib_thread.start()
+        else:
+            self.run_command("build_clib")
+        try:
+            super().run()
+        finally:
+            self._wait_clib()
         import build_cuda
         if self.inplace:
             out_dir = os.path.join(ROOT, "pytensor", "_C")
@@ -155,6 +180,30 @@ class BuildExt(build_ext):
         os.makedirs(out_dir, exist_ok=True)
         build_cuda.build_cuda_library(os.path.join(out_dir, "libpytensor_cuda.so"),
                                       verbose=self.verbose)
+
+    def _run_clib(self):
+        try:
+            self.run_command("build_clib")
+        except BaseException as e:  # handed to the main thread by _wait_clib
+            self._clib_error = e
+
+    def _wait_clib(self):
+        if self._clib_thread is not None:
+            self._clib_thread.join()
+            self._clib_thread = None
+        if self._clib_error is not None:
+            error, self._clib_error = self._clib_error, None
+            raise error
+
+    def build_extensions(self):
+        link = self.compiler.link
+
+        def link_after_clib(*args, **kwargs):
+            self._wait_clib()
+            return link(*args, **kwargs)
+
+        self.compiler.link = link_after_clib
+        super().build_extensions()
 
 
 setup(
@@ -167,6 +216,6 @@ setup(
         "cflags": CORE_CFLAGS,
     })] + [cpu_library(cap) for cap in CONFIG["cpu_capabilities"]],
     cffi_modules=["tools/build_cffi.py:ffibuilder"],
-    cmdclass={"build_clib": BuildClib, "build_ext": BuildExt},
+    cmdclass={"build": Build, "build_clib": BuildClib, "build_ext": BuildExt},
     zip_safe=False,
 )
