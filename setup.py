@@ -113,7 +113,7 @@ class BuildClib(build_clib):
         jobs.sort(key=lambda job: -job[0])
         workers = min(build_jobs(), len(jobs)) or 1
         if jobs:
-            self.announce(f"compiling {len(jobs)} C sources, {workers} at a time", level=2)
+            print(f"pytensor: compiling {len(jobs)} C sources, {workers} at a time", flush=True)
 
         def compile_one(job):
             _, src, info = job
