@@ -7,7 +7,8 @@ build_clib with the project's flags (C11, -O3, -Wall -Wextra, -fvisibility=hidde
 PT_API symbols of csrc/include/pytensor.h and the generated pt_ops.h are exported); the cffi module
 (tools/build_cffi.py) only compiles cffi's generated wrapper and links the library. BLIS and OpenMP
 come from tools/build_config.py, which prints one line for each.
-PYTENSOR_CUDA=0 skips the CUDA library, PYTENSOR_CUDA=1 requires it.
+PYTENSOR_CUDA=0 skips the CUDA library, PYTENSOR_CUDA=1 requires it. The C sources compile in
+parallel (BuildClib, BuildExt), as many at once as PYTENSOR_BUILD_JOBS says or the CPUs allow.
 """
 import concurrent.futures
 import glob
