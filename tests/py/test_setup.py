@@ -40,7 +40,7 @@ def _pytest_without_torch(tmp_path, *args, require=False):
 
 def test_the_blocker_hides_torch(tmp_path):
     (tmp_path / "sitecustomize.py").write_text(BLOCKER)
-    env = dict(os.environ, PYTHONPATH=str(tmp_path))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), HERE]))
     code = "import _torch_oracle as o; print(o.HAVE_TORCH, o.torch)"
     out = subprocess.run([sys.executable, "-c", code], cwd=HERE, env=env, capture_output=True,
                          text=True, check=True).stdout
