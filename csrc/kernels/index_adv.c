@@ -225,6 +225,9 @@ pt_status pt_kernel_masked_select_out(const pt_tensor *self, const pt_tensor *ma
     if (out_arg->dtype != self->dtype)
         return PT_ERROR(PT_ERR_RUNTIME, "masked_select(): self and result must have the same "
                         "scalar type");
+    PT_TRY(pt_iter_check_write(out_arg, NULL));
+    PT_TRY(pt_iter_check_no_overlap(out_arg, self));
+    PT_TRY(pt_iter_check_no_overlap(out_arg, mask));
     pt_tensor *r;
     PT_TRY(masked_select_compute(self, mask, &r));
     return pt_shape_finish_out("masked_select", r, out_arg, true, out);
