@@ -164,7 +164,7 @@ class Sig:
     __slots__ = ("op", "schema", "qualname", "ns", "name", "overload", "params",
                  "returns", "nargs", "self_index", "entry", "ret_ptr", "out_types", "aliases",
                  "variants", "views", "has_out", "capacity", "plain_kernel_args", "tensor_params",
-                 "op_addr", "tensors_only", "rtype", "__weakref__")
+                 "op_addr", "tensors_only", "rtype", "list_ret", "__weakref__")
 
     def __init__(self, op):
         schema = lib.pt_op_schema(op)
@@ -204,6 +204,10 @@ class Sig:
         self.entry, self.ret_ptr, self.out_types = self._find_entry()
         from . import return_types
         self.rtype = return_types.type_of(self)
+        # torch's functions and methods give a Tensor[] result as a tuple (its operator objects
+        # as a list).
+        self.list_ret = len(self.returns) == 1 and self.returns[0].list and \
+            self.returns[0].code == "Tensor"
         self.views = {}
         self.capacity = max(self.nargs, len(self.returns), 1)
         # Python kernels get the values as they are when no argument has a default or is
@@ -506,7 +510,16 @@ class Group:
             sigs = [s for s in sigs if not want or s.variants & want]
             if self.kind == 2:
                 sigs = [s for s in sigs if s.self_index is not None]
-            self.views = torch_order([s.view(self.kind) for s in sigs])
+            if self.kind:
+                self.views = torch_order([s.view(self.kind) for s in sigs])
+            else:
+                # Operator objects (torch.ops) try the overloads in declaration order, the ones
+                # with fewer Scalars first and the out= ones last.
+                order = sorted(range(len(sigs)), key=lambda i: (
+                    sigs[i].has_out,
+                    sum(1 for p in sigs[i].params if p.code == "Scalar" and not p.kwarg_only),
+                    i))
+                self.views = [sigs[i].view(0) for i in order]
             self.snapshot = _snapshot
         return self.views
 
@@ -527,6 +540,8 @@ class Group:
         rtype = view.sig.rtype
         if rtype is not None and self.kind:
             return tuple.__new__(rtype, result)
+        if view.sig.list_ret and self.kind and isinstance(result, list):
+            return tuple(result)
         return result
 
 
@@ -535,7 +550,7 @@ class Group:
 # A few of torch's functions take arguments that no schema has, because torch writes their
 # Python binding by hand (nonzero's as_tuple) or in Python (torch.norm, whose p may be a string
 # and whose default is "fro"; torch.unique_consecutive, which returns only the results asked
-# for). Their Groups hand every call that the generated fast path did not
+# for; torch.cdist, whose compute_mode is a string). Their Groups hand every call that the generated fast path did not
 # take to the form here, which reads the extra arguments and calls the operators.
 def _nonzero_form(g: Group, self_obj, args, kwargs):
     """nonzero(input, *, bool as_tuple=False, Tensor out=None): as_tuple=True gives one 1-D
@@ -580,8 +595,32 @@ def _unique_consecutive_form(g: Group, self_obj, args, kwargs):
     return picked[0] if len(picked) == 1 else picked
 
 
+_CDIST_MODES = {"use_mm_for_euclid_dist_if_necessary": None, "use_mm_for_euclid_dist": 1,
+                "donot_use_mm_for_euclid_dist": 2}
+
+
+def _cdist_form(g: Group, self_obj, args, kwargs):
+    """torch.cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary") is a Python
+    function that names the operator's int compute_mode (None, 1, 2) by strings."""
+    args, kwargs = list(args), dict(kwargs or {})
+    if len(args) > 4:
+        raise TypeError(f"cdist() takes from 2 to 4 positional arguments but {len(args)} were "
+                        "given")
+    if len(args) == 4:
+        if "compute_mode" in kwargs:
+            raise TypeError("cdist() got multiple values for argument 'compute_mode'")
+        mode = args.pop()
+    else:
+        mode = kwargs.pop("compute_mode", "use_mm_for_euclid_dist_if_necessary")
+    if not isinstance(mode, str) or mode not in _CDIST_MODES:
+        raise ValueError(f"{mode} is not a valid value for compute_mode")
+    kwargs["compute_mode"] = _CDIST_MODES[mode]
+    return g.dispatch(self_obj, args, kwargs)
+
+
 _PYTHON_FORMS = {"aten::nonzero": _nonzero_form, "aten::norm": _norm_form,
-                 "aten::unique_consecutive": _unique_consecutive_form}
+                 "aten::unique_consecutive": _unique_consecutive_form,
+                 "aten::cdist": _cdist_form}
 
 
 _groups: dict = {}

@@ -205,3 +205,147 @@ def test_out_apart_from_the_inputs_still_works():
     assert out.tolist() == [0.0, 2.0, 4.0, 6.0, 8.0]
     with pytest.raises(RuntimeError, match="more than one element of the written-to tensor"):
         pytensor.take(a, pytensor.tensor([0, 1]), out=pytensor.empty(1).expand(2))
+
+
+# ---------------------------------------------------------------- cdist's compute_mode
+CDIST_X1 = [[0.0, 1.0], [2.0, 3.0]]
+CDIST_X2 = [[1.0, 1.0], [0.0, 0.0], [2.0, 2.0]]
+
+
+@pytest.mark.parametrize("mode", ["use_mm_for_euclid_dist", "use_mm_for_euclid_dist_if_necessary",
+                                  "donot_use_mm_for_euclid_dist"])
+def test_cdist_takes_torchs_compute_mode_strings(mode):
+    x1, x2 = pytensor.tensor(CDIST_X1), pytensor.tensor(CDIST_X2)
+    want = pytensor.cdist(x1, x2)
+    assert pytensor.cdist(x1, x2, compute_mode=mode).tolist() == want.tolist()
+    assert pytensor.cdist(x1, x2, 2.0, mode).tolist() == want.tolist()
+    assert pytensor.cdist(x1, x2, p=1.0, compute_mode=mode).tolist() == \
+        [[1.0, 1.0, 3.0], [3.0, 5.0, 1.0]]
+    if torch is not None:
+        got = torch.cdist(torch.tensor(CDIST_X1), torch.tensor(CDIST_X2), compute_mode=mode)
+        mine = pytensor.cdist(x1, x2, compute_mode=mode).tolist()
+        for row, want_row in zip(mine, got.tolist()):
+            assert row == pytest.approx(want_row, rel=1e-6)
+
+
+@pytest.mark.parametrize("mode", ["bad", None, 1, 0])
+def test_cdist_refuses_other_compute_modes_as_torch(mode):
+    def call(m):
+        return m.cdist(m.tensor(CDIST_X1), m.tensor(CDIST_X2), compute_mode=mode)
+
+    want = ("ValueError", f"{mode} is not a valid value for compute_mode")
+    assert outcome(lambda: call(pytensor)) == want
+    if torch is not None:
+        assert outcome(lambda: call(torch)) == want
+
+
+def test_cdist_argument_errors():
+    x = pytensor.ones(2, 2)
+    with pytest.raises(TypeError, match=r"cdist\(\) takes from 2 to 4 positional arguments but 5 "
+                       "were given"):
+        pytensor.cdist(x, x, 2.0, "use_mm_for_euclid_dist", 1)
+    with pytest.raises(TypeError, match="got multiple values for argument 'compute_mode'"):
+        pytensor.cdist(x, x, 2.0, "use_mm_for_euclid_dist", compute_mode="use_mm_for_euclid_dist")
+    with pytest.raises(TypeError, match=r"cdist\(\): argument 'x1' \(position 1\) must be Tensor, "
+                       "not int"):
+        pytensor.cdist(1, x)
+
+
+# ---------------------------------------------------------------- masked_fill, narrow, roll
+def _argument_calls():
+    return {
+        "masked_fill_complex_into_int": lambda m: m.tensor([1, 2, 3]).masked_fill(
+            m.tensor([True, False, True]), 1 + 2j),
+        "masked_fill_complex_tensor_into_int": lambda m: m.tensor([1, 2, 3]).masked_fill(
+            m.tensor([True, False, True]), m.tensor(1 + 2j)),
+        "masked_fill__complex_into_int": lambda m: m.tensor([1, 2, 3]).masked_fill_(
+            m.tensor([True, False, True]), 1 + 2j),
+        "masked_fill_complex_into_float": lambda m: m.tensor([1.0, 2.0]).masked_fill(
+            m.tensor([True, False]), 1 + 2j),
+        "masked_fill_big_into_int8": lambda m: m.tensor([1, 2], dtype=m.int8).masked_fill(
+            m.tensor([True, False]), m.tensor(300)),
+        "masked_fill_real_complex_into_int": lambda m: m.tensor([1, 2, 3]).masked_fill(
+            m.tensor([True, False, True]), 0j),
+        "masked_fill_float_into_int": lambda m: m.tensor([1, 2, 3]).masked_fill(
+            m.tensor([True, False, True]), m.tensor(2.5)),
+        "narrow_bool_start": lambda m: m.narrow(m.tensor([1, 2, 3]), 0, True, 1),
+        "narrow_bool_tensor_start": lambda m: m.narrow(m.tensor([1, 2, 3]), 0, m.tensor(True), 1),
+        "narrow_float_tensor_start": lambda m: m.tensor([1, 2, 3]).narrow(0, m.tensor(1.0), 1),
+        "narrow_tensor_start": lambda m: m.narrow(m.tensor([1, 2, 3]), 0, m.tensor(1), 2),
+        "narrow_1d_tensor_start": lambda m: m.narrow(m.tensor([1, 2, 3]), 0, m.tensor([1]), 2),
+        "roll_0d_dim0": lambda m: m.roll(m.tensor(5.0), 1, 0),
+        "roll_0d_dim_minus1": lambda m: m.roll(m.tensor(5.0), 1, -1),
+        "roll_0d_dims": lambda m: m.roll(m.tensor(5.0), (1, 1), (0, 0)),
+        "roll_0d_no_dim": lambda m: m.roll(m.tensor(5.0), 1),
+        "roll_empty_bad_dim": lambda m: m.roll(m.ones(0), 1, 3),
+    }
+
+
+ARGUMENT_EXPECTED = {
+    "masked_fill_complex_into_int": (
+        "RuntimeError", "value cannot be converted to type int64_t without overflow"),
+    "masked_fill_complex_tensor_into_int": (
+        "RuntimeError", "value cannot be converted to type int64_t without overflow"),
+    "masked_fill__complex_into_int": (
+        "RuntimeError", "value cannot be converted to type int64_t without overflow"),
+    "masked_fill_complex_into_float": (
+        "RuntimeError", "value cannot be converted to type float without overflow"),
+    "masked_fill_big_into_int8": (
+        "RuntimeError", "value cannot be converted to type int8_t without overflow"),
+    "masked_fill_real_complex_into_int": ("ok", [0, 2, 0]),
+    "masked_fill_float_into_int": ("ok", [2, 2, 2]),
+    "narrow_bool_start": (
+        "TypeError",
+        "narrow() received an invalid combination of arguments - got (Tensor, int, bool, int), "
+        "but expected one of:\n"
+        " * (Tensor input, int dim, Tensor start, int length)\n"
+        "      didn't match because some of the arguments have invalid types: "
+        "(Tensor, int, !bool!, int)\n"
+        " * (Tensor input, int dim, int start, int length)\n"
+        "      didn't match because some of the arguments have invalid types: "
+        "(Tensor, int, !bool!, int)\n"),
+    "narrow_bool_tensor_start": ("RuntimeError", "start must be an 0-dim integral Tensor."),
+    "narrow_float_tensor_start": ("RuntimeError", "start must be an 0-dim integral Tensor."),
+    "narrow_tensor_start": ("ok", [2, 3]),
+    "narrow_1d_tensor_start": ("RuntimeError", "start must be an 0-dim integral Tensor."),
+    "roll_0d_dim0": ("IndexError", "Dimension specified as 0 but tensor has no dimensions"),
+    "roll_0d_dim_minus1": ("IndexError", "Dimension specified as -1 but tensor has no dimensions"),
+    "roll_0d_dims": ("IndexError", "Dimension specified as 0 but tensor has no dimensions"),
+    "roll_0d_no_dim": ("ok", 5.0),
+    "roll_empty_bad_dim": ("ok", []),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ARGUMENT_EXPECTED))
+def test_argument_checks(name):
+    assert outcome(lambda: _argument_calls()[name](pytensor)) == ARGUMENT_EXPECTED[name]
+
+
+@needs_torch
+@pytest.mark.parametrize("name", sorted(ARGUMENT_EXPECTED))
+def test_argument_checks_match_torch(name):
+    mine, theirs = both(_argument_calls()[name])
+    assert mine[0] == theirs[0]
+    if theirs[0] != "TypeError":
+        assert mine == theirs
+
+
+# ---------------------------------------------------------------- where(condition)
+def test_where_with_one_argument_is_nonzero_as_tuple():
+    c = pytensor.tensor([[1, 0], [0, 2]])
+    rows, cols = pytensor.where(c)
+    assert rows.tolist() == [0, 1] and cols.tolist() == [0, 1]
+    assert isinstance(pytensor.where(c), tuple)
+    assert [t.tolist() for t in pytensor.where(pytensor.tensor(3))] == [[0]]
+    assert [t.tolist() for t in pytensor.where(condition=pytensor.tensor([0.0, 1.5]))] == [[1]]
+    assert pytensor.where(pytensor.zeros(2, 0))[0].shape == (0,)
+    # the three-argument forms are untouched
+    assert pytensor.where(pytensor.tensor([True, False]), 1.0, 0).tolist() == [1.0, 0.0]
+
+
+@needs_torch
+@pytest.mark.parametrize("value", [[[1, 0], [0, 2]], 3, 0, [0.0, 1.5, -2.0], [True, False]])
+def test_where_with_one_argument_matches_torch(value):
+    mine, theirs = both(lambda m: m.where(m.tensor(value)))
+    assert mine == theirs
+    assert type(pytensor.where(pytensor.tensor(value))) is type(torch.where(torch.tensor(value)))
