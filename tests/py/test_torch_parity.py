@@ -349,3 +349,75 @@ def test_where_with_one_argument_matches_torch(value):
     mine, theirs = both(lambda m: m.where(m.tensor(value)))
     assert mine == theirs
     assert type(pytensor.where(pytensor.tensor(value))) is type(torch.where(torch.tensor(value)))
+
+
+# ---------------------------------------------------------------- alias annotations of lists
+def _alias(info):
+    """(is_write, before, after, [contained as the same triple]) of an AliasInfo, or None."""
+    if info is None:
+        return None
+    return (info.is_write, sorted(info.before_set), sorted(info.after_set),
+            [_alias(c) for c in getattr(info, "contained_types", [])])
+
+
+# (text, printed text, per argument then return: (is_write, before, after, contained))
+LIST_ALIASES = [
+    ("foo(Tensor(a!)[] self) -> ()", "foo(Tensor(a!)[] self) -> ()",
+     [(True, [], [], [(True, ["a"], ["a"], [])])]),
+    ("foo(Tensor(a) self) -> Tensor(a)[]", "foo(Tensor(a) self) -> Tensor(a)[]",
+     [(False, ["a"], ["a"], []), (False, [], [], [(False, ["a"], ["a"], [])])]),
+    ("foo(Tensor(a -> *) self) -> Tensor(a)[]", "foo(Tensor(a -> *) self) -> Tensor(a)[]",
+     [(False, ["a"], ["*"], []), (False, [], [], [(False, ["a"], ["a"], [])])]),
+    ("foo(Tensor(c!)?[] y) -> ()", "foo(Tensor?(c!)[] y) -> ()",
+     [(True, [], [], [(True, ["c"], ["c"], [])])]),
+    ("foo(Tensor(a)[]? x) -> ()", "foo(Tensor(a)[]? x) -> ()",
+     [(False, [], [], [(False, ["a"], ["a"], [])])]),
+    ("foo(Tensor[](a) x) -> ()", "foo(Tensor[](a) x) -> ()", [(False, ["a"], ["a"], [])]),
+    ("foo(Tensor(a)[](b!) x) -> ()", "foo(Tensor(a)[](b!) x) -> ()",
+     [(True, ["b"], ["b"], [(False, ["a"], ["a"], [])])]),
+    ("foo(Tensor(a!)[](b) x) -> ()", "foo(Tensor(a!)[](b) x) -> ()",
+     [(False, ["b"], ["b"], [(True, ["a"], ["a"], [])])]),
+    ("foo(Tensor(a!)[2] x) -> ()", "foo(Tensor(a!)[2] x) -> ()",
+     [(True, [], [], [(True, ["a"], ["a"], [])])]),
+    ("foo(Tensor(a -> *)[] x) -> ()", "foo(Tensor(a -> *)[] x) -> ()",
+     [(False, [], [], [(False, ["a"], ["*"], [])])]),
+    ("aten::_foreach_add_.List(Tensor(a!)[] self, Tensor[] other, *, Scalar alpha=1) -> ()",
+     "aten::_foreach_add_.List(Tensor(a!)[] self, Tensor[] other, *, Scalar alpha=1) -> ()",
+     [(True, [], [], [(True, ["a"], ["a"], [])]), None, None]),
+    ("foo(Tensor(a!)[] self, Tensor(b)? x) -> (Tensor(a!)[], Tensor[])",
+     "foo(Tensor(a!)[] self, Tensor(b)? x) -> (Tensor(a!)[], Tensor[])",
+     [(True, [], [], [(True, ["a"], ["a"], [])]), (False, ["b"], ["b"], []),
+      (True, [], [], [(True, ["a"], ["a"], [])]), None]),
+]
+
+
+@pytest.mark.parametrize("text, printed, aliases", LIST_ALIASES)
+def test_list_alias_annotations_belong_to_the_elements(text, printed, aliases):
+    s = pytensor._C.parse_schema(text)
+    assert str(s) == printed
+    assert [_alias(a.alias_info) for a in s.arguments + s.returns] == aliases
+    for a, want in zip(s.arguments + s.returns, aliases):
+        elem = a.element_alias_info
+        assert _alias(elem) == (want[3][0] if want and want[3] else None)
+        assert str(a) in printed
+    assert pytensor._C.parse_schema(printed) == s
+
+
+@needs_torch
+@pytest.mark.parametrize("text, printed, aliases", LIST_ALIASES)
+def test_list_alias_annotations_match_torchs_parser(text, printed, aliases):
+    theirs = torch._C.parse_schema(text)
+    assert str(theirs) == printed
+    ours = pytensor._C.parse_schema(text)
+    for a, b in zip(ours.arguments + ours.returns, theirs.arguments + theirs.returns):
+        x, y = a.alias_info, b.alias_info
+        if x is None:
+            assert y is None
+            continue
+        # torch's Python binding does not show contained types; the list's own fields match.
+        assert (x.is_write, x.before_set, x.after_set) == (y.is_write, y.before_set, y.after_set)
+
+
+def test_element_annotation_after_the_element_question_mark_only_for_lists():
+    with pytest.raises(RuntimeError, match="expected an argument name but found '\\('"):
+        pytensor._C.parse_schema("f(Tensor?(a) x) -> ()")
