@@ -421,3 +421,123 @@ def test_list_alias_annotations_match_torchs_parser(text, printed, aliases):
 def test_element_annotation_after_the_element_question_mark_only_for_lists():
     with pytest.raises(RuntimeError, match="expected an argument name but found '\\('"):
         pytensor._C.parse_schema("f(Tensor?(a) x) -> ()")
+
+
+# ---------------------------------------------------------------- numbers in Tensor positions
+def _typeerror_or_not(fn):
+    try:
+        fn()
+    except TypeError:
+        return "TypeError"
+    except Exception:  # noqa: BLE001 - a kernel's refusal means the arguments were taken
+        return "taken"
+    return "taken"
+
+
+NUMBER_CALLS = {
+    "maximum(t, 2)": (lambda m, t: m.maximum(t, 2),
+                      "maximum(): argument 'other' (position 2) must be Tensor, not int"),
+    "atan2(t, 2.5)": (lambda m, t: m.atan2(t, 2.5),
+                      "atan2(): argument 'other' (position 2) must be Tensor, not float"),
+    "logical_and(2, t)": (lambda m, t: m.logical_and(2, t),
+                          "logical_and(): argument 'input' (position 1) must be Tensor, not int"),
+    "t.maximum(2)": (lambda m, t: t.maximum(2),
+                     "maximum(): argument 'other' (position 1) must be Tensor, not int"),
+    "minimum(t, True)": (lambda m, t: m.minimum(t, True),
+                         "minimum(): argument 'other' (position 2) must be Tensor, not bool"),
+    "eq(2, 3)": (lambda m, t: m.eq(2, 3), "eq() received an invalid combination of arguments - "
+                 "got (int, int), but expected one of:"),
+    "lt(2, t)": (lambda m, t: m.lt(2, t), "lt() received an invalid combination of arguments - "
+                 "got (int, Tensor), but expected one of:"),
+    "clamp_min(2, t)": (lambda m, t: m.clamp_min(2, t), "clamp_min() received an invalid "
+                        "combination of arguments - got (int, Tensor), but expected one of:"),
+    "bitwise_and(2, 3)": (lambda m, t: m.bitwise_and(2, 3), "bitwise_and() received an invalid "
+                          "combination of arguments - got (int, int), but expected one of:"),
+    "fmod(2, t)": (lambda m, t: m.fmod(2, t), "fmod() received an invalid combination of "
+                   "arguments - got (int, Tensor), but expected one of:"),
+    "eq(t, 2)": (lambda m, t: m.eq(t, 2), [False, True]),
+    "clamp_min(t, 2)": (lambda m, t: m.clamp_min(t, 2), [2.0, 2.0]),
+    "add(2, 3)": (lambda m, t: m.add(2, 3), 5),
+    "mul(2, t)": (lambda m, t: m.mul(2, t), [2.0, 4.0]),
+    "sub(t, 1)": (lambda m, t: m.sub(t, 1), [0.0, 1.0]),
+    "div(1, t)": (lambda m, t: m.div(1, t), [1.0, 0.5]),
+    "true_divide(t, 2)": (lambda m, t: m.true_divide(t, 2), [0.5, 1.0]),
+    "floor_divide(3, t)": (lambda m, t: m.floor_divide(3, t), [3.0, 1.0]),
+    "pow(2, t)": (lambda m, t: m.pow(2, t), [2.0, 4.0]),
+    "remainder(2, t)": (lambda m, t: m.remainder(2, t), [0.0, 0.0]),
+    "where(t > 1, t, 2)": (lambda m, t: m.where(t > 1, t, 2), [2.0, 2.0]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NUMBER_CALLS))
+def test_numbers_for_tensors_only_where_torch_takes_them(name):
+    call, want = NUMBER_CALLS[name]
+    t = pytensor.tensor([1.0, 2.0])
+    if isinstance(want, str):
+        with pytest.raises(TypeError) as e:
+            call(pytensor, t)
+        assert str(e.value).startswith(want)
+    else:
+        r = call(pytensor, t)
+        assert (r.tolist() if hasattr(r, "tolist") else r) == want
+    if torch is not None:
+        assert _typeerror_or_not(lambda: call(torch, torch.tensor([1.0, 2.0]))) == \
+            ("TypeError" if isinstance(want, str) else "taken")
+
+
+def _base_value(p, m):
+    if p.list:
+        if p.code == "int":
+            return [0] * (p.N or 1)
+        if p.code == "Tensor":
+            return [m.tensor([[1.0, 2.0], [3.0, 4.0]])] * 2
+        raise LookupError
+    make = {"Tensor": lambda: m.tensor([[1.0, 2.0], [3.0, 4.0]]), "int": lambda: 0,
+            "float": lambda: 1.0, "bool": lambda: False, "Scalar": lambda: 1,
+            "dtype": lambda: m.float32}.get(p.code)
+    if make is None:
+        raise LookupError
+    return make()
+
+
+# torch writes these in Python, where a number for the tensor fails with another exception.
+_PYTHON_FUNCTIONS_IN_TORCH = {"norm", "split"}
+
+
+@needs_torch
+def test_every_function_and_method_takes_numbers_for_tensors_as_torch_does():
+    """For every overload of every function and method that torch has too, a Python number in
+    each Tensor position (and in all of them at once) is refused with TypeError exactly when
+    torch refuses it."""
+    from pytensor import _ops, _opsgen
+    in_torch, methods = set(dir(torch)), set(dir(torch.Tensor))
+    names = [n for n in _opsgen.module_dir(pytensor)
+             if n in in_torch and not n.startswith("_") and n not in _PYTHON_FUNCTIONS_IN_TORCH]
+    differences = []
+    for kind in (1, 2):
+        for name in names:
+            if kind == 2 and name not in methods:
+                continue
+            for view in _ops.group("aten::" + name, kind).refresh():
+                req = [p for p in view.params if not p.has_default]
+                if view.sig.has_out or any(p.kwarg_only for p in req):
+                    continue
+                tensors = [i for i, p in enumerate(req) if p.code == "Tensor" and not p.list]
+                for sub in [[i] for i in tensors] + ([tensors] if len(tensors) > 1 else []):
+                    for number in (2, 2.5):
+                        try:
+                            args = {m: [number if i in sub else _base_value(p, m)
+                                        for i, p in enumerate(req)] for m in (pytensor, torch)}
+                        except LookupError:
+                            continue
+                        outcomes = []
+                        for m in (pytensor, torch):
+                            if kind == 1:
+                                fn = getattr(m, name)
+                            else:
+                                fn = getattr(m.tensor([[1.0, 2.0], [3.0, 4.0]]), name)
+                            outcomes.append(_typeerror_or_not(lambda: fn(*args[m])))
+                        if outcomes[0] != outcomes[1]:
+                            differences.append((kind, name, view.sig.overload, sub, number,
+                                                outcomes))
+    assert differences == []
