@@ -54,6 +54,19 @@ def test_max_of_a_0dim_integer_tensor_is_the_tensor_overload():
     assert values.item() == 5.0 and indices.item() == 1
 
 
+def test_an_int_parameter_takes_a_0dim_integer_tensor_but_not_a_bool_one():
+    t = pytensor.arange(4.0)
+    assert pytensor.cumsum(t, pytensor.tensor(0)).tolist() == [0.0, 1.0, 3.0, 6.0]
+    with pytest.raises(TypeError, match=r"cumsum\(\): argument 'dim' \(position 2\) must be int, "
+                       "not Tensor"):
+        pytensor.cumsum(t, pytensor.tensor(True))
+    with pytest.raises(TypeError, match="must be int, not Tensor"):
+        pytensor.cumsum(t, pytensor.tensor([0]))
+    if torch is not None:
+        with pytest.raises(TypeError, match="must be int, not Tensor"):
+            torch.cumsum(torch.arange(4.0), torch.tensor(True))
+
+
 def test_max_with_a_float_names_every_signature():
     with pytest.raises(TypeError) as e:
         pytensor.max(pytensor.tensor([1.0]), 0.5)
