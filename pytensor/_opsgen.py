@@ -16,7 +16,10 @@ with the defaults as precomputed C constants (a default Scalar is a ``pt_scalar`
 only read, so threads can share it). An operator without an entry point (defined from Python)
 gets the same check followed by one boxed call with the defaults' values. Anything else
 (keywords, int-list sugar, numbers for tensors, other overloads, errors) falls through to the
-generic parser (_opargs), which gives the same result for the fast path's arguments. The Tensor
+generic parser (_opargs), which gives the same result for the fast path's arguments. A later
+overload gets a fast path of its own when no overload tried before it could take its common call
+(narrow's int start after narrow.Tensor; _shadowed), and the first overload with an unboxed entry
+among those leads the C thunk. The Tensor
 operators (``+``, ``-``, ``*`` and their reflected and in-place forms) are made the same way from
 the ``.Tensor`` overloads, with Python numbers wrapped as 0-dim tensors and anything else answered
 with NotImplemented.
