@@ -83,7 +83,9 @@ def _c_int(v, numbers=False):
     if t is bool or t is float or t is complex or t is str:
         raise _Bad
     if isinstance(v, Tensor):
-        if v.dim() != 0 or v.is_floating_point() or v.is_complex():
+        # torch: a 0-dim tensor of an integer dtype, bool excluded
+        if v.dim() != 0 or v.is_floating_point() or v.is_complex() or \
+                type(v.item()) is bool:
             raise _Bad
         return int(v.item())
     try:

@@ -20,12 +20,17 @@ outputs as one ``out`` tuple (Note [out= tuples]); a few names take arguments th
 (Note [Python-level forms]).
 
 Note [overload order]
-PyTorch tries a name's Python signatures in an order that puts the more specific ones first, so
-that a 0-dim tensor goes to the Tensor overload rather than being read as a Number; ``out=``
-variants come last. We sort the same way: overloads with kwarg-only written outputs last, then by
-the number of Scalar parameters, then in declaration order. Python numbers are accepted for Tensor
-parameters of the arithmetic operators (PyTorch's allow-numbers-as-tensors list) and become 0-dim
-"wrapped number" tensors, which type promotion treats as a Python scalar.
+PyTorch's parser takes the first of a name's Python signatures that accepts the arguments, in the
+order its code generator (sort_overloads) gives them: sorted by signature text, then
+topologically by a partial order in which one signature ranks below another of the same length
+when each argument's type is the same or less specific - Scalar below Tensor, int and SymInt
+below Tensor (a 0-dim integer tensor is also an int), int[] below int, Tensor[] below any other
+list. So ``max(a, torch.tensor(0))`` is max.other, not max.dim. We order the same way; the out=
+overloads, which torch merges into the signature they write the result of, come after the others
+(they only match when ``out=`` is given). Python numbers are accepted for Tensor parameters only
+by PyTorch's allow-numbers-as-tensors list (add, sub, mul, div, true_divide, floor_divide and
+their aliases) and become 0-dim "wrapped number" tensors, which type promotion treats as a Python
+scalar; every other operator takes a number only where a schema says Scalar.
 """
 
 from __future__ import annotations
@@ -159,7 +164,7 @@ class Sig:
     __slots__ = ("op", "schema", "qualname", "ns", "name", "overload", "params",
                  "returns", "nargs", "self_index", "entry", "ret_ptr", "out_types", "aliases",
                  "variants", "views", "has_out", "capacity", "plain_kernel_args", "tensor_params",
-                 "op_addr", "tensors_only", "rtype", "__weakref__")
+                 "op_addr", "tensors_only", "rtype", "list_ret", "__weakref__")
 
     def __init__(self, op):
         schema = lib.pt_op_schema(op)
@@ -199,6 +204,10 @@ class Sig:
         self.entry, self.ret_ptr, self.out_types = self._find_entry()
         from . import return_types
         self.rtype = return_types.type_of(self)
+        # torch's functions and methods give a Tensor[] result as a tuple (its operator objects
+        # as a list).
+        self.list_ret = len(self.returns) == 1 and self.returns[0].list and \
+            self.returns[0].code == "Tensor"
         self.views = {}
         self.capacity = max(self.nargs, len(self.returns), 1)
         # Python kernels get the values as they are when no argument has a default or is
@@ -265,7 +274,7 @@ class View:
         for p in sig.params:
             if kind == 2 and p.index == sig.self_index:
                 continue
-            if kind == 1 and p.name == "self":
+            if kind == 1 and p.name == "self" and p.type == "Tensor":
                 q = object.__new__(Param)
                 for slot in Param.__slots__:
                     setattr(q, slot, getattr(p, slot))
@@ -360,17 +369,118 @@ def find(qualname: str, overload: str = ""):
     return out[0]
 
 
-# PyTorch's list of operators whose Tensor parameters also take Python numbers.
+# PyTorch's list of operators whose Tensor parameters also take Python numbers
+# (should_allow_numbers_as_tensors in its argument parser), with their in-place forms.
 _NUMBER_OPS = frozenset("""
-add sub mul div true_divide floor_divide remainder fmod pow rsub eq ne lt le gt ge
-bitwise_and bitwise_or bitwise_xor bitwise_left_shift bitwise_right_shift
-logical_and logical_or logical_xor atan2 copysign hypot lerp maximum minimum fmax fmin
-logaddexp logaddexp2 xlogy where clamp clamp_min clamp_max nextafter heaviside
+add sub mul div divide multiply subtract true_divide floor_divide to copy _to_copy _conj
 """.split())
 
 
 def _number_ops(name: str) -> bool:
-    return name.rstrip("_") in _NUMBER_OPS
+    return name in _NUMBER_OPS or (name.endswith("_") and name[:-1] in _NUMBER_OPS)
+
+
+# Note [overload order]: how torch's code generator spells a parameter type in the signature
+# text it sorts by (argument_type_str).
+_SORT_TYPES = {"int": "int64_t", "float": "double", "str": "c10::string_view",
+               "int[]": "IntArrayRef", "SymInt[]": "SymIntArrayRef", "Tensor[]": "TensorList",
+               "Scalar[]": "ScalarList", "Tensor?[]": "c10::List<::std::optional<Tensor>>"}
+
+
+def _sort_type(t: str) -> str:
+    if t.endswith("?"):
+        return _sort_type(t[:-1]) + "?"
+    m = t.find("[")
+    if m < 0:
+        return _SORT_TYPES.get(t, t)
+    elem, size = t[:m], t[m + 1:-1]
+    if elem == "bool":
+        return f"::std::array<bool,{size}>"
+    head = _SORT_TYPES.get(elem + "[]", f"ArrayRef<{_sort_type(elem)}>")
+    return f"{head}[{size}]" if size else head
+
+
+def _sort_default(v) -> str:
+    if v is None:
+        return "None"
+    if isinstance(v, list):
+        return "[" + ", ".join(_sort_default(x) for x in v) + "]"
+    return str(v)
+
+
+def _sort_text(view: "View", out: str) -> str:
+    """torch's signature_str of a view: ``max(Tensor input, int64_t dim, bool keepdim=False,
+    *, TensorList[2] out=None)`` (``out`` the merged out= formal, "" when none)."""
+    formals, star = [], False
+    for p in view.params:
+        if p.kwarg_only and not star:
+            formals.append("*")
+            star = True
+        text = f"{_sort_type(p.type)} {p.pyname}"
+        if p.has_default:
+            text += f"={_sort_default(p.default)}"
+        formals.append(text)
+    if out:
+        if not star:
+            formals.append("*")
+        formals.append(out)
+    return f"{view.sig.name}({', '.join(formals)})"
+
+
+def _arg_smaller(t1: str, t2: str) -> bool:
+    return (t1 == "Scalar" and t2 == "Tensor" or t1 == "Scalar?" and t2 == "Tensor?"
+            or t1 == "int[]" and t2 in ("int", "int?")
+            or t1 == "Tensor[]" and "[]" in t2
+            or t1 == "SymInt[]" and t2 == "int[]"
+            or t1 in ("SymInt", "int") and t2 == "Tensor")
+
+
+def _smaller(a: list, b: list) -> bool:
+    """torch's is_smaller over the parameter types of two signatures (outputs left out)."""
+    if len(a) != len(b) or a == b:
+        return False
+    return all(x == y or _arg_smaller(x, y) for x, y in zip(a, b))
+
+
+def torch_order(views: list) -> list:
+    """The views in the order torch's parser tries them (Note [overload order])."""
+    plain = [v for v in views if not v.sig.has_out]
+    outs = [v for v in views if v.sig.has_out]
+    return _sorted(plain, outs) + _sorted(outs, ())
+
+
+def _sorted(views: list, outs) -> list:
+    def inputs(v):
+        return [p.type for p in v.params if not (p.kwarg_only and p.is_write)]
+
+    def out_formal(v):
+        want = inputs(v)
+        for o in outs:
+            if inputs(o) == want and [p.pyname for p in o.params if not p.is_write or
+                                      not p.kwarg_only] == [p.pyname for p in v.params]:
+                n = sum(1 for p in o.params if p.kwarg_only and p.is_write)
+                return "Tensor out=None" if n == 1 else f"TensorList[{n}] out=None"
+        return ""
+
+    views = sorted(views, key=lambda v: _sort_text(v, out_formal(v)))
+    types = [inputs(v) for v in views]
+    larger = {}
+    for i, a in enumerate(types):
+        bigger = {j for j, b in enumerate(types) if _smaller(a, b)}
+        if bigger:
+            larger[i] = bigger
+    if not larger:
+        return views
+    order = [i for i in range(len(views)) if i not in larger]
+    for idx in range(len(views)):
+        i = order[idx]
+        for j in sorted(larger):
+            rest = larger[j]
+            rest.discard(i)
+            if not rest:
+                del larger[j]
+                order.append(j)
+    return [views[i] for i in order]
 
 
 class Group:
@@ -400,11 +510,16 @@ class Group:
             sigs = [s for s in sigs if not want or s.variants & want]
             if self.kind == 2:
                 sigs = [s for s in sigs if s.self_index is not None]
-            order = sorted(range(len(sigs)), key=lambda i: (
-                sigs[i].has_out,
-                sum(1 for p in sigs[i].params if p.code == "Scalar" and not p.kwarg_only),
-                i))
-            self.views = [sigs[i].view(self.kind) for i in order]
+            if self.kind:
+                self.views = torch_order([s.view(self.kind) for s in sigs])
+            else:
+                # Operator objects (torch.ops) try the overloads in declaration order, the ones
+                # with fewer Scalars first and the out= ones last.
+                order = sorted(range(len(sigs)), key=lambda i: (
+                    sigs[i].has_out,
+                    sum(1 for p in sigs[i].params if p.code == "Scalar" and not p.kwarg_only),
+                    i))
+                self.views = [sigs[i].view(0) for i in order]
             self.snapshot = _snapshot
         return self.views
 
@@ -425,6 +540,8 @@ class Group:
         rtype = view.sig.rtype
         if rtype is not None and self.kind:
             return tuple.__new__(rtype, result)
+        if view.sig.list_ret and self.kind and isinstance(result, list):
+            return tuple(result)
         return result
 
 
@@ -433,7 +550,7 @@ class Group:
 # A few of torch's functions take arguments that no schema has, because torch writes their
 # Python binding by hand (nonzero's as_tuple) or in Python (torch.norm, whose p may be a string
 # and whose default is "fro"; torch.unique_consecutive, which returns only the results asked
-# for). Their Groups hand every call that the generated fast path did not
+# for; torch.cdist, whose compute_mode is a string). Their Groups hand every call that the generated fast path did not
 # take to the form here, which reads the extra arguments and calls the operators.
 def _nonzero_form(g: Group, self_obj, args, kwargs):
     """nonzero(input, *, bool as_tuple=False, Tensor out=None): as_tuple=True gives one 1-D
@@ -478,8 +595,32 @@ def _unique_consecutive_form(g: Group, self_obj, args, kwargs):
     return picked[0] if len(picked) == 1 else picked
 
 
+_CDIST_MODES = {"use_mm_for_euclid_dist_if_necessary": None, "use_mm_for_euclid_dist": 1,
+                "donot_use_mm_for_euclid_dist": 2}
+
+
+def _cdist_form(g: Group, self_obj, args, kwargs):
+    """torch.cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary") is a Python
+    function that names the operator's int compute_mode (None, 1, 2) by strings."""
+    args, kwargs = list(args), dict(kwargs or {})
+    if len(args) > 4:
+        raise TypeError(f"cdist() takes from 2 to 4 positional arguments but {len(args)} were "
+                        "given")
+    if len(args) == 4:
+        if "compute_mode" in kwargs:
+            raise TypeError("cdist() got multiple values for argument 'compute_mode'")
+        mode = args.pop()
+    else:
+        mode = kwargs.pop("compute_mode", "use_mm_for_euclid_dist_if_necessary")
+    if not isinstance(mode, str) or mode not in _CDIST_MODES:
+        raise ValueError(f"{mode} is not a valid value for compute_mode")
+    kwargs["compute_mode"] = _CDIST_MODES[mode]
+    return g.dispatch(self_obj, args, kwargs)
+
+
 _PYTHON_FORMS = {"aten::nonzero": _nonzero_form, "aten::norm": _norm_form,
-                 "aten::unique_consecutive": _unique_consecutive_form}
+                 "aten::unique_consecutive": _unique_consecutive_form,
+                 "aten::cdist": _cdist_form}
 
 
 _groups: dict = {}

@@ -16,7 +16,10 @@ with the defaults as precomputed C constants (a default Scalar is a ``pt_scalar`
 only read, so threads can share it). An operator without an entry point (defined from Python)
 gets the same check followed by one boxed call with the defaults' values. Anything else
 (keywords, int-list sugar, numbers for tensors, other overloads, errors) falls through to the
-generic parser (_opargs), which gives the same result for the fast path's arguments. The Tensor
+generic parser (_opargs), which gives the same result for the fast path's arguments. A later
+overload gets a fast path of its own when no overload tried before it could take its common call
+(narrow's int start after narrow.Tensor; _shadowed), and the first overload with an unboxed entry
+among those leads the C thunk. The Tensor
 operators (``+``, ``-``, ``*`` and their reflected and in-place forms) are made the same way from
 the ``.Tensor`` overloads, with Python numbers wrapped as 0-dim tensors and anything else answered
 with NotImplemented.
@@ -96,9 +99,10 @@ def _c_exprs(sig, given: dict, consts: dict):
     return exprs
 
 
-def _fast_path(view, consts: dict):
+def _fast_path(view, consts: dict, tag: str = ""):
     """The body lines of the fast path of one overload (Note [generated fast paths]), or None:
-    ``(n, [lines])`` where the lines run with the n required arguments in a0.. and self."""
+    ``(n, [lines])`` where the lines run with the n required arguments in a0.. and self; ``tag``
+    keeps the constants of several overloads' paths apart."""
     sig = view.sig
     required = [p for p in view.params if not p.has_default]
     positional = [p for p in view.params if not p.kwarg_only]
@@ -123,8 +127,9 @@ def _fast_path(view, consts: dict):
                 name = f"_k{len(consts)}"
                 consts[name] = p.default
                 values.append(name)
-        consts["_sig"] = sig
-        lines.append(f"return _boxed(_sig, [{', '.join(values)}])")
+        consts["_sig" + tag] = sig
+        call = f"_boxed(_sig{tag}, [{', '.join(values)}])"
+        lines.append(f"return tuple({call})" if sig.list_ret and view.kind else f"return {call}")
     else:
         if not sig.ret_ptr:
             return None
@@ -134,8 +139,8 @@ def _fast_path(view, consts: dict):
         alias = sig.aliases[0]
         if alias is not None and alias not in given:
             return None
-        consts["_e"] = sig.entry
-        lines.append(f"r = _e({', '.join(exprs)})")
+        consts["_e" + tag] = sig.entry
+        lines.append(f"r = _e{tag}({', '.join(exprs)})")
         lines.append("if r:")
         if alias is not None:
             lines += ["    _rel(r)", f"    return {given[alias]}"]
@@ -183,15 +188,59 @@ def _out_ident(views) -> str:
     return None
 
 
-def build(fname: str, kind: int, views: list, slow, qualname: str = None):
-    """Compiles the function of ``views`` (fast path for the first one, then ``slow(self or
-    None, args, kwargs)``)."""
+_NO_TENSOR = ("bool", "str", "dtype", "layout", "memory_format", "device", "Generator")
+_SAMPLES = {"int": 1, "float": 1.5, "bool": True}
+
+
+def _may_take(p, code: str, numbers: bool) -> bool:
+    """Whether parameter p may accept some value of the exact type of ``code`` (a fast path's
+    Tensor, int, float or bool)."""
+    if code == "Tensor":
+        if p.list:
+            return p.N is not None and p.code == "int"
+        return p.code not in _NO_TENSOR
+    if code not in _SAMPLES:
+        return True
+    try:
+        _opargs.convert(p, _SAMPLES[code], numbers)
+    except _opargs._Bad:
+        return False
+    return True
+
+
+def _shadowed(view, earlier, numbers: bool) -> bool:
+    """Whether an overload tried before ``view`` may take the arguments of view's fast path (its
+    required arguments, positionally, with their exact types): then that path would skip it."""
+    req = [p for p in view.params if not p.has_default]
+    n = len(req)
+    for e in earlier:
+        pos = [p for p in e.params if not p.kwarg_only]
+        if len(pos) < n or any(not p.has_default for p in e.params[n:]):
+            continue
+        if all(_may_take(q, p.code, numbers) for q, p in zip(pos, req)):
+            return True
+    return False
+
+
+def build(fname: str, kind: int, views: list, slow, qualname: str = None, numbers: bool = True):
+    """Compiles the function of ``views``: the fast path of the first one, then those of the
+    later ones that no earlier overload may take (Note [generated fast paths]), then ``slow(self
+    or None, args, kwargs)``."""
     consts: dict = {}
     fast = _fast_path(views[0], consts) if views else None
     lines = [f"def {fname}(self, *args, **kwargs):" if kind == 2 else
              f"def {fname}(*args, **kwargs):"]
-    if fast is not None:
-        n, body = fast
+    paths = [fast] if fast is not None else []
+    lead = views[0] if fast is not None else None  # the overload whose C thunk leads
+    for i in range(1, len(views)):
+        if views[i].sig.has_out or _shadowed(views[i], views[:i], numbers):
+            continue
+        more = _fast_path(views[i], consts, str(i))
+        if more is not None:
+            paths.append(more)
+            if lead is None or lead.sig.entry is None:
+                lead = views[i]
+    for n, body in paths:
         lines.append(f"    if not kwargs and len(args) == {n}:")
         lines += ["        " + x for x in body]
     lines.append(f"    return _slow({'self' if kind == 2 else 'None'}, args, kwargs)")
@@ -205,11 +254,11 @@ def build(fname: str, kind: int, views: list, slow, qualname: str = None):
     fn.__module__ = "pytensor"
     fn.__doc__ = _doc(views, fname)
     fn._source = source
-    if fast is not None:
-        sig = views[0].sig
+    if lead is not None:
+        sig = lead.sig
         if sig.entry is not None and sig.ns == "aten":
             ident = f"{sig.name}_{sig.overload}" if sig.overload else sig.name
-            out = _out_ident(views) if kind == 1 else None
+            out = _out_ident([lead] + [v for v in views if v is not lead]) if kind == 1 else None
             caller = _core._fast_function(ident, fn, kind == 2, out)
             if caller is not None:
                 return caller
@@ -219,7 +268,10 @@ def build(fname: str, kind: int, views: list, slow, qualname: str = None):
 def make_binding(qualname: str, kind: int):
     """The function (kind 1), method (kind 2) or op-packet caller (kind 0) of an operator name."""
     g = _ops.group(qualname, kind)
-    return build(g.fname, kind, g.refresh(), g.__call__)
+    # A Python-level form (Note [Python-level forms] in _ops) reads every call but the first
+    # overload's common one itself.
+    views = g.refresh()[:1] if g.python is not None else g.refresh()
+    return build(g.fname, kind, views, g.__call__, numbers=g.numbers)
 
 
 def make_overload_caller(sig):

@@ -25,28 +25,41 @@ _NULL = ffi.NULL
 class AliasInfo:
     """An alias annotation: ``Tensor(a!)`` is ``is_write`` with ``before_set`` and ``after_set``
     both ``{"a"}``; ``Tensor(a -> *)`` has ``after_set == {"*"}``; ``Tensor!`` is a fresh set
-    (``{"$0"}``, as PyTorch names it). ``on_elements`` says the annotation is on a list's
-    elements (``Tensor(a!)[]``) rather than on the list (``Tensor[](a)``)."""
+    (``{"$0"}``, as PyTorch names it). A list's elements' annotation is in ``contained_types``,
+    as PyTorch's parser keeps it: ``Tensor(a!)[]`` is ``is_write`` with empty sets and
+    ``contained_types == [AliasInfo(True, {"a"}, {"a"})]``; ``Tensor[](b)`` is the list's own
+    annotation."""
 
-    __slots__ = ("is_write", "before_set", "after_set", "on_elements")
+    __slots__ = ("is_write", "before_set", "after_set", "contained_types")
 
-    def __init__(self, is_write: bool, before_set: set, after_set: set, on_elements: bool = False):
+    def __init__(self, is_write: bool, before_set: set, after_set: set,
+                 contained_types: list = None):
         self.is_write = is_write
         self.before_set = before_set
         self.after_set = after_set
-        self.on_elements = on_elements
+        self.contained_types = list(contained_types or ())
 
     def __eq__(self, other) -> bool:
         if not isinstance(other, AliasInfo):
             return NotImplemented
-        return (self.is_write, self.before_set, self.after_set, self.on_elements) == \
-            (other.is_write, other.before_set, other.after_set, other.on_elements)
+        return (self.is_write, self.before_set, self.after_set, self.contained_types) == \
+            (other.is_write, other.before_set, other.after_set, other.contained_types)
 
     __hash__ = None  # mutable sets inside
 
+    def __str__(self) -> str:
+        """PyTorch's text: ``(a!)``, ``(a -> *)``; ``!`` for a fresh set."""
+        if any(x.startswith("$") for x in self.before_set):
+            return "!"
+        text = "(" + "|".join(sorted(self.before_set)) + ("!" if self.is_write else "")
+        if self.after_set != self.before_set:
+            text += " -> " + "|".join(sorted(self.after_set))
+        return text + ")"
+
     def __repr__(self) -> str:
+        inner = f", contained_types={self.contained_types}" if self.contained_types else ""
         return (f"AliasInfo(is_write={self.is_write}, before_set={self.before_set}, "
-                f"after_set={self.after_set}, on_elements={self.on_elements})")
+                f"after_set={self.after_set}{inner})")
 
 
 def _alias_set(cstr) -> set:
@@ -114,10 +127,21 @@ class Argument:
         self._default_text = _C._str(info.default_text)
         self.alias_info = None
         if info.has_alias:
+            contained = []
+            if info.elem_has_alias:
+                contained.append(AliasInfo(bool(info.elem_alias_is_write),
+                                           _alias_set(info.elem_alias_before),
+                                           _alias_set(info.elem_alias_after)))
             self.alias_info = AliasInfo(bool(info.alias_is_write), _alias_set(info.alias_before),
-                                        _alias_set(info.alias_after),
-                                        bool(info.alias_on_elements))
+                                        _alias_set(info.alias_after), contained)
         return self
+
+    @property
+    def element_alias_info(self):
+        """The alias annotation of a list's elements (``Tensor(a!)[]``), None when there is
+        none: PyTorch's ``alias_info.containedTypes()[0]``."""
+        a = self.alias_info
+        return a.contained_types[0] if a is not None and a.contained_types else None
 
     def has_default_value(self) -> bool:
         return self._has_default
@@ -133,23 +157,20 @@ class Argument:
         return self.kwarg_only and self.is_write
 
     def __str__(self) -> str:
-        # As the schema prints it: the annotation between the base type and its suffixes.
+        # As the schema prints it (put_type in csrc/core/schema_print.c): a plain type's
+        # annotation after the base name, a list's elements' after the element type, the list's
+        # own (when it names a set) after the brackets.
         t, a = self.type, self.alias_info
-        if a is None:
-            text = t
+        if "[" not in t:
+            at = t.find("?") if "?" in t else len(t)
+            text = t[:at] + (str(a) if a is not None else "") + t[at:]
         else:
-            if "[" in t and not a.on_elements:
-                at = t.index("]") + 1
-            else:
-                at = next((i for i, c in enumerate(t) if c in "?["), len(t))
-            if any(s.startswith("$") for s in a.before_set):
-                mark = "!"
-            else:
-                mark = "(" + "|".join(sorted(a.before_set)) + ("!" if a.is_write else "")
-                if a.after_set != a.before_set:
-                    mark += " -> " + "|".join(sorted(a.after_set))
-                mark += ")"
-            text = t[:at] + mark + t[at:]
+            open_, close = t.index("["), t.index("]") + 1
+            elem = self.element_alias_info
+            text = t[:open_] + (str(elem) if elem is not None else "") + t[open_:close]
+            if a is not None and a.before_set:
+                text += str(a)
+            text += t[close:]
         if self.name:
             text += " " + self.name
         if self._has_default:

@@ -430,19 +430,6 @@ class Tensor(_TensorBase):
         """
         return _ret(lib.pt_call_unsqueeze(self._h, _dim_arg(dim, "unsqueeze")))
 
-    def narrow(self, dim: int, start: int, length: int) -> "Tensor":
-        """A view of length elements of dim from start.
-
-        >>> pytensor.arange(5).narrow(0, 1, 3).tolist()
-        [1, 2, 3]
-        """
-        return _ret(lib.pt_call_narrow(
-            self._h,
-            _dim_arg(dim, "narrow"),
-            _dim_arg(start, "narrow", "start"),
-            _dim_arg(length, "narrow", "length"),
-        ))
-
     def select(self, dim: int, index: int) -> "Tensor":
         """A view at one index of dim, without that dim.
 

@@ -229,6 +229,20 @@ static bool real_overflows(const pt_dtype_info *info, double v)
     return v < info->fmin || v > info->fmax;
 }
 
+/* The C++ type torch's checked_convert names in its overflow message ("int64_t", "c10::Half");
+ * registered dtypes go by their own name. */
+static const char *cpp_type_name(int32_t id, const char *fallback)
+{
+    static const char *const names[PT_DTYPE_BUILTIN_COUNT] = {
+        [PT_BOOL] = "bool",         [PT_UINT8] = "uint8_t",          [PT_INT8] = "int8_t",
+        [PT_INT16] = "int16_t",     [PT_INT32] = "int",              [PT_INT64] = "int64_t",
+        [PT_FLOAT16] = "c10::Half", [PT_BFLOAT16] = "c10::BFloat16", [PT_FLOAT32] = "float",
+        [PT_FLOAT64] = "double",    [PT_COMPLEX64] = "c10::complex<float>",
+        [PT_COMPLEX128] = "c10::complex<double>",
+    };
+    return id >= 0 && id < PT_DTYPE_BUILTIN_COUNT ? names[id] : fallback;
+}
+
 pt_status pt_dtype_scalar_check(int32_t id, const pt_scalar *value)
 {
     const pt_dtype_info *info = pt_dtype_info_of(id);
@@ -260,6 +274,6 @@ pt_status pt_dtype_scalar_check(int32_t id, const pt_scalar *value)
     }
     if (overflow)
         return PT_ERROR(PT_ERR_RUNTIME, "value cannot be converted to type %s without overflow",
-                        info->name);
+                        cpp_type_name(id, info->name));
     return PT_OK;
 }

@@ -8,7 +8,7 @@
  *   argument  := type ident ('=' default)?
  *   returns   := '...' | '(' (return (',' return)* (',' '...')?)? ')' | return
  *   return    := type ident?
- *   type      := base alias? ('?' | '[' N? ']' alias?)*
+ *   type      := base alias? ('?' alias? | '[' N? ']' alias?)*
  *   alias     := '!' | '(' set '!'? ('->' set)? ')'
  *   set       := (ident | '*') ('|' (ident | '*'))*
  *
@@ -243,9 +243,38 @@ static pt_status parse_alias(pt_schema_parser *p, pt_schema_rec *r)
     return expect_char(p, ')', "')' closing the alias annotation");
 }
 
+/* A list's brackets were read: an annotation so far is its elements' (PyTorch's contained
+ * type), and the list gets an empty one that copies its is_write, or its own after the
+ * brackets. */
+static pt_status list_alias(pt_schema_parser *p, pt_schema_rec *r)
+{
+    if (r->info.has_alias) {
+        r->info.elem_has_alias = 1;
+        r->info.elem_alias_is_write = r->info.alias_is_write;
+        r->ebefore = r->before;
+        r->eafter = r->after;
+        r->before = r->after = 0;
+    }
+    skip_ws(p);
+    if (cur(p) != '(' && cur(p) != '!') return PT_OK;
+    r->info.alias_is_write = 0;
+    return parse_alias(p, r);
+}
+
+/* Whether the parenthesized annotation at p is followed by a list's '[' ("Tensor?(a!)[]"). */
+static bool brackets_follow(const pt_schema_parser *p)
+{
+    const char *close = strchr(p->text + p->pos, ')');
+    if (!close) return false;
+    close++;
+    while (*close == ' ' || *close == '\t' || *close == '\n' || *close == '\r') close++;
+    return *close == '[';
+}
+
 /* base, alias, then '?' and '[N]' suffixes in any order; fills the type fields of r. An alias
- * annotation right after the base is on the elements of a list ("Tensor(a!)[]"); one after the
- * brackets is on the list itself ("Tensor[](a)", as PyTorch's TorchScript schemas write it). */
+ * annotation right after the base is on the elements of a list ("Tensor(a!)[]"; after the
+ * element's '?' too, "Tensor?(a!)[]", as PyTorch prints it); one after the brackets is on the
+ * list itself ("Tensor[](a)", as PyTorch's TorchScript schemas write it). */
 static pt_status parse_type(pt_schema_parser *p, pt_schema_rec *r)
 {
     skip_ws(p);
@@ -254,7 +283,6 @@ static pt_status parse_type(pt_schema_parser *p, pt_schema_rec *r)
     if (base < 0) return pt_schema_fail(p, start, "a type");
     p->pos += n;
     PT_TRY(parse_alias(p, r));
-    bool on_elements = r->info.has_alias;
     bool opt_inner = false, list = false, opt_outer = false;
     int64_t N = -1;
     for (;;) {
@@ -262,6 +290,9 @@ static pt_status parse_type(pt_schema_parser *p, pt_schema_rec *r)
         if (cur(p) == '?') {
             p->pos++;
             *(list ? &opt_outer : &opt_inner) = true; /* "T??" is "T?", as in PyTorch */
+        } else if (!list && !r->info.has_alias && opt_inner && cur(p) == '(' &&
+                   brackets_follow(p)) {
+            PT_TRY(parse_alias(p, r));
         } else if (cur(p) == '[') {
             if (list) return pt_schema_fail(p, p->pos, "a name (lists of lists are not supported)");
             p->pos++;
@@ -278,12 +309,12 @@ static pt_status parse_type(pt_schema_parser *p, pt_schema_rec *r)
                 }
             }
             PT_TRY(expect_char(p, ']', "']' or a list size"));
-            skip_ws(p);
-            if (!on_elements && (cur(p) == '(' || cur(p) == '!')) PT_TRY(parse_alias(p, r));
+            PT_TRY(list_alias(p, r));
         } else {
             break;
         }
     }
+
     pt_schema_arg_info *t = &r->info;
     t->elem_kind = base;
     t->list = list;
@@ -291,7 +322,6 @@ static pt_status parse_type(pt_schema_parser *p, pt_schema_rec *r)
     t->optional_elems = list && opt_inner;
     t->optional = list ? opt_outer : opt_inner;
     t->kind = t->optional ? PT_TYPE_OPTIONAL : list ? PT_TYPE_LIST : base;
-    t->alias_on_elements = on_elements && list;
     /* Canonical text: base, element '?', "[N]", outer '?'. */
     r->type = p->chars.len;
     pt_schema_buf_puts(&p->chars, pt_schema_type_name(base));
@@ -492,6 +522,8 @@ static pt_status assemble(pt_schema_parser *p, pt_schema **out)
         info[i].type = chars + r->type;
         info[i].alias_before = chars + r->before;
         info[i].alias_after = chars + r->after;
+        info[i].elem_alias_before = chars + r->ebefore;
+        info[i].elem_alias_after = chars + r->eafter;
         info[i].default_text = "";
         info[i].default_value = NULL;
         if (!r->info.has_default) continue;

@@ -55,6 +55,7 @@ void pt_schema_buf_int(pt_schema_buf *b, int64_t v);
  * offset, because the buffer moves when it grows. */
 typedef struct pt_schema_rec {
     size_t name, type, before, after; /* offsets into chars (0 is "") */
+    size_t ebefore, eafter;           /* the element's sets, for lists */
     size_t payload;                   /* STRING: chars offset; lists: index into ints/dbls */
     pt_schema_arg_info info;          /* scalar fields; pointers are set in the arena */
     pt_ivalue dv;                     /* the default, payload pointers unset */

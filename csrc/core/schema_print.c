@@ -169,32 +169,47 @@ static void put_value(pt_schema_buf *b, const pt_ivalue *v)
 /* ---------------------------------------------------------------- schemas */
 
 /* "(a! -> *)"; "!" for a fresh set (named "$0", "$1", ... by the parser, as PyTorch does). */
-static void put_alias(pt_schema_buf *b, const pt_schema_arg_info *a)
+static void put_alias(pt_schema_buf *b, bool write, const char *before, const char *after)
 {
-    if (!a->has_alias) return;
-    if (a->alias_before[0] == '$') {
+    if (before[0] == '$') {
         pt_schema_buf_put(b, "!", 1);
         return;
     }
     pt_schema_buf_put(b, "(", 1);
-    pt_schema_buf_puts(b, a->alias_before);
-    if (a->alias_is_write) pt_schema_buf_put(b, "!", 1);
-    if (strcmp(a->alias_before, a->alias_after) != 0) {
+    pt_schema_buf_puts(b, before);
+    if (write) pt_schema_buf_put(b, "!", 1);
+    if (strcmp(before, after) != 0) {
         pt_schema_buf_put(b, " -> ", 4);
-        pt_schema_buf_puts(b, a->alias_after);
+        pt_schema_buf_puts(b, after);
     }
     pt_schema_buf_put(b, ")", 1);
 }
 
+/* The type with its annotations where PyTorch prints them: a plain type's after the base name
+ * ("Tensor(a)?"); a list's elements' after the element type ("Tensor(a!)[]", "Tensor?(a!)[]")
+ * and the list's own, when it names a set, after the brackets ("Tensor[](b)"). */
+static void put_type(pt_schema_buf *b, const pt_schema_arg_info *a)
+{
+    if (!a->list) {
+        size_t at = strcspn(a->type, "?");
+        pt_schema_buf_put(b, a->type, at);
+        if (a->has_alias) put_alias(b, a->alias_is_write, a->alias_before, a->alias_after);
+        pt_schema_buf_puts(b, a->type + at);
+        return;
+    }
+    size_t open = strcspn(a->type, "["), close = strcspn(a->type, "]") + 1;
+    pt_schema_buf_put(b, a->type, open);
+    if (a->elem_has_alias)
+        put_alias(b, a->elem_alias_is_write, a->elem_alias_before, a->elem_alias_after);
+    pt_schema_buf_put(b, a->type + open, close - open);
+    if (a->has_alias && a->alias_before[0])
+        put_alias(b, a->alias_is_write, a->alias_before, a->alias_after);
+    pt_schema_buf_puts(b, a->type + close);
+}
+
 static void put_arg(pt_schema_buf *b, const pt_schema_arg_info *a, const char *default_text)
 {
-    /* An annotation on the elements goes after the base name ("Tensor(a)?[]"), one on the list
-     * after the brackets ("Tensor[](a)"). */
-    size_t at = a->list && !a->alias_on_elements ? strcspn(a->type, "]") + 1
-                                                 : strcspn(a->type, "?[");
-    pt_schema_buf_put(b, a->type, at);
-    put_alias(b, a);
-    pt_schema_buf_puts(b, a->type + at);
+    put_type(b, a);
     if (a->name[0]) {
         pt_schema_buf_put(b, " ", 1);
         pt_schema_buf_puts(b, a->name);
@@ -315,9 +330,12 @@ static bool arg_equal(const pt_schema_arg_info *a, const pt_schema_arg_info *b)
            a->kwarg_only == b->kwarg_only && a->has_default == b->has_default &&
            (!a->has_default || value_equal(a->default_value, b->default_value)) &&
            a->has_alias == b->has_alias && a->alias_is_write == b->alias_is_write &&
-           a->alias_on_elements == b->alias_on_elements &&
            strcmp(a->alias_before, b->alias_before) == 0 &&
-           strcmp(a->alias_after, b->alias_after) == 0;
+           strcmp(a->alias_after, b->alias_after) == 0 &&
+           a->elem_has_alias == b->elem_has_alias &&
+           a->elem_alias_is_write == b->elem_alias_is_write &&
+           strcmp(a->elem_alias_before, b->elem_alias_before) == 0 &&
+           strcmp(a->elem_alias_after, b->elem_alias_after) == 0;
 }
 
 int32_t pt_schema_equal(const pt_schema *a, const pt_schema *b)

@@ -505,12 +505,18 @@ typedef struct pt_schema_arg_info {
     const char *default_text; /* canonical text of the default ("[1, 1]", "None", "'mean'") */
     /* Alias annotation: "Tensor(a!)" -> has_alias, is_write, before "a", after "a".
      * "Tensor(a -> *)" -> before "a", after "*". "Tensor(a|b)" -> before "a|b". Sets are '|'-joined.
-     * "Tensor(a!)[]" puts the annotation on the elements: alias_on_elements = 1. */
+     * Lists as PyTorch's parser reads them: an annotation on the elements ("Tensor(a!)[]") is the
+     * element's (elem_*, PyTorch's contained type), and the list then has one of its own with
+     * empty sets that copies the element's is_write; one after the brackets ("Tensor[](b)") is
+     * the list's own, with or without one on the elements. */
     int32_t has_alias;
     int32_t alias_is_write;
-    int32_t alias_on_elements;
+    int32_t elem_has_alias;
     const char *alias_before;
     const char *alias_after;
+    int32_t elem_alias_is_write;
+    const char *elem_alias_before;
+    const char *elem_alias_after;
 } pt_schema_arg_info;
 /* Parses PyTorch's function-schema grammar. Errors are PT_ERR_RUNTIME with the 1-based column and
  * what was expected: "schema: expected ',' or ')' but found 'end of input' at column 16:

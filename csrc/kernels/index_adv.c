@@ -40,26 +40,25 @@ static void fill_loop(char **data, const int64_t *strides, int64_t n, void *vctx
             memcpy(data[0] + k * strides[0], c->value, (size_t)c->itemsize);
 }
 
-/* The value as bytes of t's dtype: a Scalar (checked for overflow, as torch does) or a 0-d
- * tensor (cast). */
+/* The value as bytes of t's dtype: a Scalar, or the number in a 0-d tensor (torch's value.item()),
+ * checked for overflow as torch does (a complex value with an imaginary part does not fit a real
+ * dtype). */
 static pt_status fill_value(const pt_tensor *t, const pt_scalar *scalar, const pt_tensor *tensor,
                             fill_ctx *c)
 {
     memset(c, 0, sizeof *c);
     c->itemsize = pt_dtype_itemsize(t->dtype);
-    if (scalar) {
-        PT_TRY(pt_dtype_scalar_check(t->dtype, scalar));
-        pt_dtype_scalar_to(t->dtype)(scalar, c->value);
-        return PT_OK;
+    pt_scalar item;
+    if (!scalar) {
+        if (tensor->ndim != 0)
+            return PT_ERROR(PT_ERR_RUNTIME, "masked_fill_ only supports a 0-dimensional value "
+                            "tensor, but got tensor with %d dimension(s).", (int)tensor->ndim);
+        if (tensor->device.type == PT_DEV_META) return PT_OK;
+        PT_TRY(pt_tensor_item(tensor, &item));
+        scalar = &item;
     }
-    if (tensor->ndim != 0)
-        return PT_ERROR(PT_ERR_RUNTIME, "masked_fill_ only supports a 0-dimensional value tensor, "
-                        "but got tensor with %d dimension(s).", (int)tensor->ndim);
-    if (tensor->device.type == PT_DEV_META) return PT_OK;
-    pt_cast_fn cast = pt_dtype_cast_fn(tensor->dtype, t->dtype);
-    if (!cast) return PT_ERROR(PT_ERR_TYPE, "masked_fill_: cannot cast the value from %s to %s",
-                               pt_shape_legacy_name(tensor->dtype), pt_shape_legacy_name(t->dtype));
-    cast((char *)c->value, 0, pt_tensor_data(tensor), 0, 1);
+    PT_TRY(pt_dtype_scalar_check(t->dtype, scalar));
+    pt_dtype_scalar_to(t->dtype)(scalar, c->value);
     return PT_OK;
 }
 
@@ -225,6 +224,9 @@ pt_status pt_kernel_masked_select_out(const pt_tensor *self, const pt_tensor *ma
     if (out_arg->dtype != self->dtype)
         return PT_ERROR(PT_ERR_RUNTIME, "masked_select(): self and result must have the same "
                         "scalar type");
+    PT_TRY(pt_iter_check_write(out_arg, NULL));
+    PT_TRY(pt_iter_check_no_overlap(out_arg, self));
+    PT_TRY(pt_iter_check_no_overlap(out_arg, mask));
     pt_tensor *r;
     PT_TRY(masked_select_compute(self, mask, &r));
     return pt_shape_finish_out("masked_select", r, out_arg, true, out);

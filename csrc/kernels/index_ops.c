@@ -97,8 +97,8 @@ static int32_t dims_of(const pt_tensor *t, int64_t *sizes, int64_t *strides)
 
 static pt_status gather_check(const pt_tensor *self, int32_t dim, const pt_tensor *index)
 {
-    if (index->dtype != PT_INT64)
-        return PT_ERROR(PT_ERR_RUNTIME, "gather(): Expected dtype int64 for index");
+    if (index->dtype != PT_INT64 && index->dtype != PT_INT32)
+        return PT_ERROR(PT_ERR_RUNTIME, "gather(): Expected dtype int32/int64 for index");
     if (index->numel == 0) return PT_OK;
     int32_t sn = self->ndim ? self->ndim : 1, in = index->ndim ? index->ndim : 1;
     if (sn != in)
@@ -138,12 +138,13 @@ static pt_status gather_compute(const pt_tensor *self, int64_t dim_arg, const pt
     int32_t nd = dims_of(index, isz, ist);
     dims_of(r, rsz, rst);
     int32_t item = pt_dtype_itemsize(self->dtype);
-    walk_ctx c = {WALK_GATHER, PT_ACC_NONE, self->dtype, PT_INT64, item, sst[dim] * item,
+    walk_ctx c = {WALK_GATHER, PT_ACC_NONE, self->dtype, index->dtype, item, sst[dim] * item,
                   ssz[dim], false, false, 0};
     sst[dim] = 0;
     char *data[3] = {pt_tensor_data(r), pt_tensor_data(self), pt_tensor_data(index)};
     const int64_t *strides[3] = {rst, sst, ist};
-    walk(&c, data, nd, isz, strides, (const int32_t[]){item, item, 8});
+    walk(&c, data, nd, isz, strides,
+         (const int32_t[]){item, item, pt_dtype_itemsize(index->dtype)});
     if (c.bad) {
         pt_tensor_release(r);
         return bad_index(&c, BOUNDS_DIM, dim);
@@ -202,15 +203,15 @@ static pt_status scatter_size_error(const pt_tensor *self, int32_t dim, const pt
                     "dimension %d and to be no larger size than src %s", a, b, (int)dim, s);
 }
 
-/* torch's scatter_gather_dtype_check and scatter_shape_check. */
+/* torch's scatter_gather_dtype_check and scatter_shape_check; torch's dtype messages say
+ * "scatter()" for scatter_add too. */
 static pt_status scatter_check(const pt_tensor *self, int32_t dim, const scatter_args *a)
 {
     const pt_tensor *index = a->index, *src = a->src;
-    if (index->dtype != PT_INT64)
-        return PT_ERROR(PT_ERR_RUNTIME, "%s(): Expected dtype int64 for index", a->name);
+    if (index->dtype != PT_INT64 && index->dtype != PT_INT32)
+        return PT_ERROR(PT_ERR_RUNTIME, "scatter(): Expected dtype int32/int64 for index");
     if (src && src->dtype != self->dtype)
-        return PT_ERROR(PT_ERR_RUNTIME, "%s(): Expected self.dtype to be equal to src.dtype",
-                        a->name);
+        return PT_ERROR(PT_ERR_RUNTIME, "scatter(): Expected self.dtype to be equal to src.dtype");
     if (index->numel == 0) return PT_OK;
     int32_t sn = self->ndim ? self->ndim : 1, in = index->ndim ? index->ndim : 1;
     if (sn != in)
@@ -247,13 +248,14 @@ static pt_status scatter_into(pt_tensor *t, int64_t dim_arg, const scatter_args 
     dims_of(t, tsz, tst);
     int32_t nd = dims_of(a->index, isz, ist);
     if (a->src) dims_of(a->src, ssz, sst);
-    walk_ctx c = {WALK_SCATTER, a->acc, t->dtype, PT_INT64, item, tst[dim] * item, tsz[dim],
-                  false, false, 0};
+    walk_ctx c = {WALK_SCATTER, a->acc, t->dtype, a->index->dtype, item, tst[dim] * item,
+                  tsz[dim], false, false, 0};
     tst[dim] = 0;
     char *data[3] = {pt_tensor_data(t), a->src ? pt_tensor_data(a->src) : (char *)value,
                      pt_tensor_data(a->index)};
     const int64_t *strides[3] = {tst, sst, ist};
-    walk(&c, data, nd, isz, strides, (const int32_t[]){item, item, 8});
+    walk(&c, data, nd, isz, strides,
+         (const int32_t[]){item, item, pt_dtype_itemsize(a->index->dtype)});
     return c.bad ? bad_index(&c, BOUNDS_DIM, dim) : PT_OK;
 }
 
@@ -530,6 +532,9 @@ pt_status pt_kernel_take_out(const pt_tensor *self, const pt_tensor *index, pt_t
         return PT_ERROR(PT_ERR_RUNTIME, "take(): self and out expected to have the same dtype, "
                         "but got self.dtype = %s and out.dtype = %s",
                         pt_shape_legacy_name(self->dtype), pt_shape_legacy_name(out_arg->dtype));
+    PT_TRY(pt_iter_check_write(out_arg, NULL));
+    PT_TRY(pt_iter_check_no_overlap(out_arg, index));
+    PT_TRY(pt_iter_check_no_overlap(out_arg, self));
     pt_tensor *r;
     PT_TRY(take_compute(self, index, &r));
     return pt_shape_finish_out("take", r, out_arg, false, out);

@@ -186,6 +186,17 @@ pt_status pt_iter_check_write(const pt_tensor *target, const pt_tensor *input)
     return PT_OK;
 }
 
+pt_status pt_iter_check_no_overlap(const pt_tensor *target, const pt_tensor *input)
+{
+    int st = overlap_status(target, input);
+    if (st == OVERLAP_PARTIAL || st == OVERLAP_FULL)
+        return PT_ERROR(PT_ERR_RUNTIME,
+                        "unsupported operation: some elements of the input tensor and the "
+                        "written-to tensor refer to a single memory location. Please clone() the "
+                        "tensor before performing the operation.");
+    return PT_OK;
+}
+
 /* ---------------------------------------------------------------- shapes and layouts */
 
 static pt_status broadcast_shape(const pt_iter *it, int32_t *nd, int64_t *shape)

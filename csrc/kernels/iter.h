@@ -120,6 +120,9 @@ pt_status pt_iter_check_operand(const pt_tensor *t, const char *op, const char *
 /* torch's overlap rules for a tensor about to be written: no element written twice, no partial
  * overlap with `input` (NULL: only the first rule). */
 pt_status pt_iter_check_write(const pt_tensor *target, const pt_tensor *input);
+/* torch's assert_no_overlap: target and input share no element, fully or partly (for kernels
+ * that read an input while they write the output, as take and masked_select do). */
+pt_status pt_iter_check_no_overlap(const pt_tensor *target, const pt_tensor *input);
 /* torch.result_type over n tensors (Note [wrapped numbers] in pytensor.h): dimensioned tensors
  * decide within their category, 0-d tensors only raise the category, wrapped numbers only their
  * category with the default dtypes. PT_ERR_TYPE for opaque dtypes. */

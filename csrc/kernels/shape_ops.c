@@ -462,10 +462,16 @@ static pt_status roll_compute(const pt_tensor *self, int32_t nshifts, const int6
     if ((ndims == 0 && nshifts != 1) || (ndims != 0 && ndims != nshifts))
         return PT_ERROR(PT_ERR_RUNTIME, "shifts and dimensions must align. shifts: %d, dims:%d",
                         (int)nshifts, (int)ndims);
-    int32_t wrapped[PT_MAX_DIMS];
-    for (int32_t i = 0; i < ndims; i++) PT_TRY(pt_wrap_dim(dims[i], self->ndim, &wrapped[i]));
+    /* torch rolls an empty tensor without looking at dims, and asks a 0-d one for the size of
+     * the first dim (a 0-d tensor has no dim 0, unlike in the usual wrapping). */
+    if (self->ndim == 0 && ndims > 0 && self->numel != 0)
+        return PT_ERROR(PT_ERR_INDEX, "Dimension specified as %lld but tensor has no dimensions",
+                        (long long)dims[0]);
     if (ndims > PT_MAX_DIMS)
         return PT_ERROR(PT_ERR_VALUE, "roll: at most %d dims, got %d", PT_MAX_DIMS, (int)ndims);
+    int32_t wrapped[PT_MAX_DIMS];
+    for (int32_t i = 0; i < ndims && self->numel != 0; i++)
+        PT_TRY(pt_wrap_dim(dims[i], self->ndim, &wrapped[i]));
     if (self->device.type == PT_DEV_META || self->numel == 0 || self->ndim == 0)
         return pt_tensor_clone(self, PT_MEMORY_FORMAT_CONTIGUOUS, out);
     if (ndims > 0) return roll_dims(self, ndims, shifts, wrapped, out);

@@ -47,6 +47,20 @@ pt_status pt_native_slice_Tensor(const pt_tensor *self, int64_t dim, const int64
     return pt_tensor_slice(self, dim, start ? *start : 0, end ? *end : INT64_MAX, step, ret);
 }
 
+/* torch's narrow_tensor: the start as a 0-dim integer tensor (not bool). */
+pt_status pt_native_narrow_Tensor(const pt_tensor *self, int64_t dim, const pt_tensor *start,
+                                  int64_t length, pt_tensor **ret)
+{
+    bool integral = start->dtype == PT_UINT8 || start->dtype == PT_INT8 ||
+                    start->dtype == PT_INT16 || start->dtype == PT_INT32 ||
+                    start->dtype == PT_INT64;
+    if (start->ndim != 0 || !integral)
+        return PT_ERROR(PT_ERR_RUNTIME, "start must be an 0-dim integral Tensor.");
+    pt_scalar s;
+    PT_TRY(pt_tensor_item(start, &s));
+    return pt_tensor_narrow(self, dim, s.i, length, ret);
+}
+
 pt_status pt_native_as_strided(const pt_tensor *self, int32_t size_len, const int64_t *size,
                                int32_t stride_len, const int64_t *stride,
                                const int64_t *storage_offset, pt_tensor **ret)

@@ -488,9 +488,9 @@ PT_TEST(binary_alpha_follows_torchs_rules_and_messages)
     CHECK_ERR(pt_kernel_sub(f, f, &cx, &r), PT_ERR_RUNTIME,
               "For non-complex input tensors, argument alpha must not be a complex number.");
     CHECK_ERR(pt_kernel_add(i8, i8, &big, &r), PT_ERR_RUNTIME,
-              "value cannot be converted to type int8 without overflow");
+              "value cannot be converted to type int8_t without overflow");
     CHECK_ERR(pt_kernel_add(h, h, &huge, &r), PT_ERR_RUNTIME,
-              "value cannot be converted to type float16 without overflow");
+              "value cannot be converted to type c10::Half without overflow");
     /* sub converts -alpha: uint8 takes -255 (wrapping like torch) but not -256 */
     CHECK_ERR(pt_kernel_sub(u, u, &a256, &r), PT_ERR_RUNTIME, "without overflow");
     CHECK(r == NULL);

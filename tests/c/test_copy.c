@@ -373,11 +373,11 @@ PT_TEST(fill_refuses_values_that_overflow_and_bad_arguments)
     pt_tensor *u = make(1, &n, PT_UINT8, NULL), *f = make(1, &n, PT_FLOAT32, NULL);
     CHECK(u && f);
     CHECK_ERR(pt_tensor_fill_(u, &(pt_scalar){PT_SCALAR_INT, 300, 0, 0}), PT_ERR_RUNTIME,
-              "value cannot be converted to type uint8 without overflow");
+              "value cannot be converted to type uint8_t without overflow");
     CHECK_ERR(pt_tensor_fill_(f, &(pt_scalar){PT_SCALAR_COMPLEX, 0, 1, 2}), PT_ERR_RUNTIME,
-              "value cannot be converted to type float32 without overflow");
+              "value cannot be converted to type float without overflow");
     CHECK_ERR(pt_tensor_fill_(f, &(pt_scalar){PT_SCALAR_FLOAT, 0, 1e300, 0}), PT_ERR_RUNTIME,
-              "float32 without overflow");
+              "float without overflow");
     CHECK_ERR(pt_tensor_fill_(f, &(pt_scalar){7, 0, 0, 0}), PT_ERR_VALUE, "unknown scalar kind 7");
     CHECK_ERR(pt_tensor_fill_(f, NULL), PT_ERR_VALUE, "fill_: value must be a scalar");
     CHECK_ERR(pt_tensor_fill_(NULL, &(pt_scalar){PT_SCALAR_INT, 1, 0, 0}), PT_ERR_VALUE,

@@ -380,7 +380,7 @@ PT_TEST(dtype_scalar_check_reports_overflow_like_torch)
     }
     pt_scalar big = {PT_SCALAR_INT, 200, 0, 0};
     CHECK_ERR(pt_dtype_scalar_check(PT_INT8, &big), PT_ERR_RUNTIME,
-              "value cannot be converted to type int8 without overflow");
+              "value cannot be converted to type int8_t without overflow");
     CHECK_ERR(pt_dtype_scalar_check(PT_INT8, &(pt_scalar){9, 0, 0, 0}), PT_ERR_VALUE,
               "unknown scalar kind 9");
     CHECK_ERR(pt_dtype_scalar_check(-3, &(pt_scalar){PT_SCALAR_INT, 0, 0, 0}), PT_ERR_TYPE,

@@ -128,13 +128,13 @@ PT_TEST(arange_refuses_bad_ranges_with_torchs_messages)
     CHECK_ERR(arange(F(NAN), I(1), I(1), PT_FLOAT32, &t), PT_ERR_VALUE,
               "unsupported range: nan -> 1");
     CHECK_ERR(arange(I(0), F(1e20), F(1e19), PT_INT64, &t), PT_ERR_RUNTIME,
-              "value cannot be converted to type int64 without overflow");
+              "value cannot be converted to type int64_t without overflow");
     CHECK_ERR(arange(I(0), F(1e300), F(1e-300), PT_FLOAT64, &t), PT_ERR_RUNTIME,
               "invalid size, possible overflow?");
     CHECK_ERR(arange(I(INT64_MIN), I(INT64_MAX), I(1), PT_INT64, &t), PT_ERR_RUNTIME,
               "invalid size, possible overflow?");
     CHECK_ERR(arange(I(0), F(1e40), F(1e39), PT_FLOAT16, &t), PT_ERR_RUNTIME,
-              "to type float32 without overflow");
+              "to type float without overflow");
 }
 
 PT_TEST(arange_refuses_bool_complex_and_bad_scalars)
@@ -265,11 +265,11 @@ PT_TEST(linspace_refuses_negative_steps_bool_and_overflowing_ends)
     CHECK_ERR(linspace(I(0), I(1), 5, PT_BOOL, &t), PT_ERR_NOT_IMPLEMENTED,
               "\"linspace\" not implemented for 'Bool'");
     CHECK_ERR(linspace(I(0), I(300), 3, PT_UINT8, &t), PT_ERR_RUNTIME,
-              "value cannot be converted to type uint8 without overflow");
+              "value cannot be converted to type uint8_t without overflow");
     CHECK_ERR(linspace(I(0), F(1e300), 3, PT_FLOAT32, &t), PT_ERR_RUNTIME,
-              "float32 without overflow");
+              "float without overflow");
     pt_scalar z = {PT_SCALAR_COMPLEX, 0, 1, 1};
-    CHECK_ERR(linspace(z, I(1), 3, PT_FLOAT64, &t), PT_ERR_RUNTIME, "float64 without overflow");
+    CHECK_ERR(linspace(z, I(1), 3, PT_FLOAT64, &t), PT_ERR_RUNTIME, "double without overflow");
     CHECK_ERR(pt_tensor_linspace(NULL, &z, 3, PT_FLOAT32, CPU, &t), PT_ERR_VALUE,
               "linspace: start must be a number");
 }

@@ -213,25 +213,34 @@ PT_TEST(schema_types_stack_optional_and_list_suffixes)
 
 PT_TEST(schema_alias_annotations_give_sets_write_flags_and_their_place)
 {
+    /* A list's elements' annotation is the element's (elem_*); the list's own then copies its
+     * is_write with empty sets, as PyTorch's parser keeps them. */
     static const struct {
         const char *written, *canonical, *before, *after;
-        int32_t write, on_elements;
+        int32_t write;
+        const char *elem_before, *elem_after; /* NULL: no element annotation */
+        int32_t elem_write;
     } cases[] = {
-        {"Tensor(a)", "Tensor(a)", "a", "a", 0, 0},
-        {"Tensor(a!)", "Tensor(a!)", "a", "a", 1, 0},
-        {"Tensor(a -> *)", "Tensor(a -> *)", "a", "*", 0, 0},
-        {"Tensor(a! -> *)", "Tensor(a! -> *)", "a", "*", 1, 0},
-        {"Tensor(b|a)", "Tensor(a|b)", "a|b", "a|b", 0, 0},
-        {"Tensor(a|a|b)", "Tensor(a|b)", "a|b", "a|b", 0, 0},
-        {"Tensor(a! -> b|a)", "Tensor(a! -> a|b)", "a", "a|b", 1, 0},
-        {"Tensor(*)", "Tensor(*)", "*", "*", 0, 0},
-        {"Tensor!", "Tensor!", "$0", "", 1, 0},
-        {"Tensor(a!)[]", "Tensor(a!)[]", "a", "a", 1, 1},
-        {"Tensor(a)?[]", "Tensor(a)?[]", "a", "a", 0, 1},
-        {"Tensor(a!)?", "Tensor(a!)?", "a", "a", 1, 0},
-        {"Tensor[](a)", "Tensor[](a)", "a", "a", 0, 0},
-        {"Tensor[](a)?", "Tensor[](a)?", "a", "a", 0, 0},
-        {"Tensor( a ! ->  * )", "Tensor(a! -> *)", "a", "*", 1, 0},
+        {"Tensor(a)", "Tensor(a)", "a", "a", 0, NULL, NULL, 0},
+        {"Tensor(a!)", "Tensor(a!)", "a", "a", 1, NULL, NULL, 0},
+        {"Tensor(a -> *)", "Tensor(a -> *)", "a", "*", 0, NULL, NULL, 0},
+        {"Tensor(a! -> *)", "Tensor(a! -> *)", "a", "*", 1, NULL, NULL, 0},
+        {"Tensor(b|a)", "Tensor(a|b)", "a|b", "a|b", 0, NULL, NULL, 0},
+        {"Tensor(a|a|b)", "Tensor(a|b)", "a|b", "a|b", 0, NULL, NULL, 0},
+        {"Tensor(a! -> b|a)", "Tensor(a! -> a|b)", "a", "a|b", 1, NULL, NULL, 0},
+        {"Tensor(*)", "Tensor(*)", "*", "*", 0, NULL, NULL, 0},
+        {"Tensor!", "Tensor!", "$0", "", 1, NULL, NULL, 0},
+        {"Tensor(a!)[]", "Tensor(a!)[]", "", "", 1, "a", "a", 1},
+        {"Tensor(a -> *)[]", "Tensor(a -> *)[]", "", "", 0, "a", "*", 0},
+        {"Tensor(a)?[]", "Tensor?(a)[]", "", "", 0, "a", "a", 0},
+        {"Tensor?(a!)[]", "Tensor?(a!)[]", "", "", 1, "a", "a", 1},
+        {"Tensor(a)[]?", "Tensor(a)[]?", "", "", 0, "a", "a", 0},
+        {"Tensor(a!)?", "Tensor(a!)?", "a", "a", 1, NULL, NULL, 0},
+        {"Tensor[](a)", "Tensor[](a)", "a", "a", 0, NULL, NULL, 0},
+        {"Tensor[](a)?", "Tensor[](a)?", "a", "a", 0, NULL, NULL, 0},
+        {"Tensor(a)[](b!)", "Tensor(a)[](b!)", "b", "b", 1, "a", "a", 0},
+        {"Tensor(a!)[](b)", "Tensor(a!)[](b)", "b", "b", 0, "a", "a", 1},
+        {"Tensor( a ! ->  * )", "Tensor(a! -> *)", "a", "*", 1, NULL, NULL, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char text[128], want[128];
@@ -240,10 +249,13 @@ PT_TEST(schema_alias_annotations_give_sets_write_flags_and_their_place)
         pt_schema *s;
         CHECK_OK(pt_schema_parse(text, &s));
         pt_schema_arg_info a = arg_of(s, 0);
+        bool elem = cases[i].elem_before != NULL;
         bool ok = a.has_alias && strcmp(a.alias_before, cases[i].before) == 0 &&
                   strcmp(a.alias_after, cases[i].after) == 0 &&
-                  a.alias_is_write == cases[i].write &&
-                  a.alias_on_elements == cases[i].on_elements &&
+                  a.alias_is_write == cases[i].write && a.elem_has_alias == elem &&
+                  (!elem || (strcmp(a.elem_alias_before, cases[i].elem_before) == 0 &&
+                             strcmp(a.elem_alias_after, cases[i].elem_after) == 0 &&
+                             a.elem_alias_is_write == cases[i].elem_write)) &&
                   strcmp(pt_schema_text(s), want) == 0;
         if (!ok) fprintf(stderr, "  %s: before '%s' after '%s' write %d printed %s\n", text,
                          a.alias_before, a.alias_after, (int)a.alias_is_write, pt_schema_text(s));
@@ -399,13 +411,15 @@ PT_TEST(schema_declarations_from_pytorch_read_field_by_field)
     pt_schema_arg_info self = arg_of(s, 0), r = ret_of(s, 0);
     CHECK(self.has_alias && strcmp(self.alias_before, "a") == 0 &&
           strcmp(self.alias_after, "*") == 0);
-    CHECK(r.has_alias && r.alias_on_elements && r.kind == PT_TYPE_LIST && !r.alias_is_write);
+    CHECK(r.has_alias && r.elem_has_alias && r.kind == PT_TYPE_LIST && !r.alias_is_write &&
+          r.alias_before[0] == 0 && strcmp(r.elem_alias_before, "a") == 0);
     pt_schema_release(s);
 
     CHECK_OK(pt_schema_parse("aten::_foreach_add_.List(Tensor(a!)[] self, Tensor[] other, *, "
                              "Scalar alpha=1) -> ()", &s));
     self = arg_of(s, 0);
-    CHECK(self.alias_is_write && self.alias_on_elements && strcmp(self.type, "Tensor[]") == 0);
+    CHECK(self.alias_is_write && self.elem_has_alias && self.elem_alias_is_write &&
+          self.alias_before[0] == 0 && strcmp(self.type, "Tensor[]") == 0);
     CHECK(arg_of(s, 2).kwarg_only && pt_schema_num_returns(s) == 0);
     CHECK(strcmp(pt_schema_text(s), "aten::_foreach_add_.List(Tensor(a!)[] self, Tensor[] "
                                     "other, *, Scalar alpha=1) -> ()") == 0);

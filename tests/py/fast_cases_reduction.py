@@ -27,6 +27,8 @@ CASES = {
     "amin": (lambda: (_mixed(),), ""),
     "max": (lambda: (_mixed(),), ""),
     "min": (lambda: (_mixed(),), ""),
+    "max_other": (lambda: (_mixed(), _t(2, 3)), ""),
+    "min_other": (lambda: (_mixed(), _t(2, 3)), ""),
     "argmax": (lambda: (_mixed(),), ""),
     "argmin": (lambda: (_mixed(),), ""),
     "all": (lambda: (_mixed(),), ""),

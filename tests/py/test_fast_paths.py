@@ -62,6 +62,7 @@ CASES = {
     "squeeze_dim": (lambda: (_t(1, 3, 1), 2), ""),
     "unsqueeze": (lambda: (_t(2, 3), -1), ""),
     "narrow": (lambda: (_t(4, 5), 1, 1, 3), ""),
+    "narrow_Tensor": (lambda: (_t(4, 5), 1, pytensor.tensor(1), 3), ""),
     "select_int": (lambda: (_t(4, 5), 1, -2), ""),
     "slice_Tensor": (lambda: (_t(4, 5),), ""),
     "unfold": (lambda: (_t(8), 0, 3, 2), ""),
