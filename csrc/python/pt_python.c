@@ -15,14 +15,16 @@
  *  - _TensorBase holds the tensor's reference as a C pointer and releases it in tp_dealloc (no
  *    Python frame); `t._h`, the `pt_tensor *` cdata every Python wrapper passes to cffi, is made
  *    from that pointer on first read and kept. pytensor.Tensor is a Python subclass.
- *  - tools/gen_ops.py writes, per operator overload whose common call needs no parsing, a thunk
- *    (pt_pyfast.c) that checks the exact types of the required positional arguments, passes the
- *    defaults as C constants and calls the unboxed entry point pt_call_<op> directly. A thunk
- *    returns NULL without an exception to decline; the caller then runs the Python binding made
- *    by pytensor/_opsgen.py, which gives the same result for the same arguments and owns every
- *    error message. _FastFunction / _FastMethod (vectorcall; the method form is a method
- *    descriptor, so `t.add(u)` creates no bound method) pair a thunk with that binding. A
- *    function's caller may hold a second thunk, its out= overload's, for `f(a, b, out=o)`.
+ *  - tools/gen_pyfast.py writes, per operator overload, a thunk (pt_pyfast.c) that reads the
+ *    objects given for its arguments by exact type, passes the others' defaults as C constants
+ *    and calls the unboxed entry point pt_call_<op> directly. A thunk returns NULL without an
+ *    exception to decline; the caller then runs the Python binding (made by pytensor/_opsgen.py,
+ *    or written by hand for the factories and a few Tensor methods), which gives the same result
+ *    for the same arguments and owns every error message. _FastFunction / _FastMethod
+ *    (vectorcall; the method form is a method descriptor, so `t.add(u)` creates no bound
+ *    method) walk a name's overloads as the binding would, keywords and int-list sugar
+ *    included, and run the thunk of the one the call reaches (Note [overload chains] in
+ *    pt_python_callers.c).
  *  - The number slots of _TensorBase (`+ - * / // % ** @ & | ^ << >>`, their reflected and
  *    in-place forms, unary `- ~ abs()`) and its comparisons (`== != < <= > >=`) run through the
  *    thunks of the operators pytensor._tensor names for them, wrapping a Python number as a 0-dim
@@ -47,8 +49,6 @@ static PyTypeObject *ptpy_tensor_cls;       /* pytensor.Tensor: the class of new
 static PyObject *ptpy_tensor_ctype;         /* ffi.typeof("pt_tensor *") */
 static PyObject *ptpy_fail_fn;              /* raises the thread's last C error */
 static PyObject *ptpy_operator_fallback_fn; /* fallback(dunder, self[, other]) */
-static PyTypeObject *ptpy_size_cls;         /* pytensor.Size (a tuple subclass) */
-static PyObject *ptpy_dtypes;               /* list: dtype id -> pytensor.dtype */
 static PyObject *ptpy_device_fn;            /* device(type id, index) -> pytensor.device */
 
 /* 2^15 elements: a float32 add of this size takes a few microseconds, well above the ~0.1 us
@@ -131,6 +131,139 @@ static inline int ptpy_bool_arg(PyObject *o, int32_t *out)
     if (o == Py_True) *out = 1;
     else if (o == Py_False) *out = 0;
     else return 0;
+    return 1;
+}
+
+/* What a thunk reads beyond its argument slots: the int-list varargs (`t.view(2, 3)`: the slot of
+ * the list holds ptpy_sugar_mark and the ints are sugar[0 .. nsugar)) and whether a Tensor
+ * argument takes a Python number as a wrapped number (the caller's group takes numbers, as
+ * pytensor._ops.Group.numbers says). */
+typedef struct {
+    PyObject *const *sugar;
+    Py_ssize_t nsugar;
+    int numbers;
+} ptpy_extra;
+
+static const ptpy_extra ptpy_no_extra = {NULL, 0, 0};
+static PyObject ptpy_sugar_object = {0}; /* only its address is used */
+#define ptpy_sugar_mark (&ptpy_sugar_object)
+
+static PyObject *ptpy_wrapped_number(PyObject *o);
+
+static inline int64_t ptpy_numel(const pt_tensor *t) { return t ? pt_tensor_numel(t) : 0; }
+
+/* A Tensor argument: the tensor of a Tensor object, or with x->numbers a plain Python number
+ * wrapped as a 0-dim tensor (*wrapped gets the new object, which the thunk releases). */
+static inline int ptpy_tensor_arg(PyObject *o, const ptpy_extra *x, PyObject **wrapped,
+                                  pt_tensor **out)
+{
+    pt_tensor *t = ptpy_tensor_of(o);
+    if (t) {
+        *out = t;
+        return 1;
+    }
+    if (!x->numbers) return 0;
+    PyObject *w = ptpy_wrapped_number(o);
+    if (!w) { /* not a number, or an int beyond int64: the binding decides */
+        PyErr_Clear();
+        return 0;
+    }
+    *wrapped = w;
+    *out = ((ptpy_tensor *)w)->ptr;
+    return 1;
+}
+
+/* A float argument: a float, or an int or bool as float(v) (pytensor._opargs._c_float). */
+static inline int ptpy_number_arg(PyObject *o, double *out)
+{
+    if (PyFloat_CheckExact(o)) {
+        *out = PyFloat_AS_DOUBLE(o);
+        return 1;
+    }
+    if (o == Py_True || o == Py_False) {
+        *out = o == Py_True;
+        return 1;
+    }
+    if (!PyLong_CheckExact(o)) return 0;
+    double v = PyLong_AsDouble(o);
+    if (v == -1.0 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return 0;
+    }
+    *out = v;
+    return 1;
+}
+
+/* A Scalar argument, as pytensor._args._scalar makes it (an int beyond int64 declines). */
+static inline int ptpy_scalar_arg(PyObject *o, pt_scalar *out)
+{
+    memset(out, 0, sizeof *out);
+    if (o == Py_True || o == Py_False) {
+        out->kind = PT_SCALAR_BOOL;
+        out->i = o == Py_True;
+    } else if (PyLong_CheckExact(o)) {
+        out->kind = PT_SCALAR_INT;
+        return ptpy_int_arg(o, &out->i);
+    } else if (PyFloat_CheckExact(o)) {
+        out->kind = PT_SCALAR_FLOAT;
+        out->re = PyFloat_AS_DOUBLE(o);
+    } else if (PyComplex_CheckExact(o)) {
+        out->kind = PT_SCALAR_COMPLEX;
+        out->re = PyComplex_RealAsDouble(o);
+        out->im = PyComplex_ImagAsDouble(o);
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+static PyObject *ptpy_dtypes; /* list: dtype id -> pytensor.dtype */
+
+/* A dtype argument: one of the pytensor.dtype objects (Python's float, int, ... take the
+ * binding's path). */
+static inline int ptpy_dtype_arg(PyObject *o, int32_t *out)
+{
+    if (!ptpy_dtypes) return 0;
+    const Py_ssize_t n = PyList_GET_SIZE(ptpy_dtypes);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (PyList_GET_ITEM(ptpy_dtypes, i) == o) {
+            *out = (int32_t)i;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static PyTypeObject *ptpy_size_cls; /* pytensor.Size (a tuple subclass) */
+
+/* An int-list argument: the varargs ints, a tuple, list or Size of ints, or for a fixed-size
+ * list (n_fixed > 0) one int repeated; at most cap of them. */
+static inline int ptpy_ints_arg(PyObject *o, const ptpy_extra *x, int n_fixed, int64_t *buf,
+                                int cap, int32_t *n)
+{
+    PyObject *const *items;
+    Py_ssize_t len;
+    if (o == ptpy_sugar_mark) {
+        items = x->sugar;
+        len = x->nsugar;
+    } else if (PyTuple_CheckExact(o) || (ptpy_size_cls && Py_TYPE(o) == ptpy_size_cls)) {
+        items = &PyTuple_GET_ITEM(o, 0);
+        len = PyTuple_GET_SIZE(o);
+    } else if (PyList_CheckExact(o)) {
+        items = PySequence_Fast_ITEMS(o);
+        len = PyList_GET_SIZE(o);
+    } else if (n_fixed > 0 && n_fixed <= cap && PyLong_CheckExact(o)) {
+        if (!ptpy_int_arg(o, &buf[0])) return 0;
+        for (int i = 1; i < n_fixed; i++) buf[i] = buf[0];
+        *n = n_fixed;
+        return 1;
+    } else {
+        return 0;
+    }
+    if (len > cap) return 0;
+    for (Py_ssize_t i = 0; i < len; i++)
+        if (!ptpy_int_arg(items[i], &buf[i])) return 0;
+    *n = (int32_t)len;
     return 1;
 }
 
@@ -320,7 +453,8 @@ static PyMethodDef ptpy_tensor_methods[] = {
 };
 
 /* ---------------------------------------------------------------- thunks */
-typedef PyObject *(*ptpy_thunk)(PyObject *const *args);
+/* args[i] is the object given for schema argument i, NULL where it was left at its default. */
+typedef PyObject *(*ptpy_thunk)(PyObject *const *args, const ptpy_extra *x);
 
 typedef struct {
     const char *ident;   /* pt_call_<ident> */
@@ -328,15 +462,42 @@ typedef struct {
     ptpy_thunk fn;
     int32_t nargs;       /* required positional arguments, in schema order */
     int32_t self_first;  /* the first argument is `Tensor self` (usable as a method) */
-    int32_t out_kw;      /* an out= overload: args[nargs] is the value of the keyword `out` */
+    int32_t out_kw;      /* an out= overload (its keyword-only `out` is required) */
+    int32_t nslots;      /* schema arguments: the length of the thunk's args */
 } ptpy_thunk_entry;
 
+enum { PTPY_MAX_SLOTS = 24 }; /* tools/gen_pyfast.py MAX_SLOTS */
+
 #include "pt_pyfast.c" /* generated: static const ptpy_thunk_entry ptpy_thunks[] */
+
+/* t.item() of a float or integer tensor (the others, and errors, decline to Tensor.item). The
+ * generator makes thunks of Tensor results only; this one returns the Python number that
+ * Tensor.item makes from the same pt_scalar. */
+static PyObject *ptpy_thunk_item(PyObject *const *args, const ptpy_extra *x)
+{
+    (void)x;
+    pt_tensor *t = ptpy_tensor_of(args[0]);
+    pt_scalar s;
+    if (!t || pt_call_item(t, &s) != PT_OK) {
+        pt_error_clear();
+        return NULL;
+    }
+    if (s.kind == PT_SCALAR_FLOAT) return PyFloat_FromDouble(s.re);
+    if (s.kind == PT_SCALAR_INT) return PyLong_FromLongLong(s.i);
+    return NULL;
+}
+
+/* Thunks written here rather than generated, found by ident as the generated ones are. */
+static const ptpy_thunk_entry ptpy_written_thunks[] = {
+    {"item", "aten::item", ptpy_thunk_item, 1, 1, 0, 1},
+};
 
 static const ptpy_thunk_entry *ptpy_find_thunk(const char *ident)
 {
     for (size_t i = 0; i < sizeof ptpy_thunks / sizeof ptpy_thunks[0]; i++)
         if (ptpy_thunks[i].fn && strcmp(ptpy_thunks[i].ident, ident) == 0) return &ptpy_thunks[i];
+    for (size_t i = 0; i < sizeof ptpy_written_thunks / sizeof ptpy_written_thunks[0]; i++)
+        if (strcmp(ptpy_written_thunks[i].ident, ident) == 0) return &ptpy_written_thunks[i];
     return NULL;
 }
 
@@ -362,6 +523,9 @@ typedef struct {
     int form;
     ptpy_thunk thunk; /* set by _set_operator */
 } ptpy_operator;
+
+/* Schema arguments of an operator a number slot calls (its others are left at their defaults). */
+enum { PTPY_OPERATOR_SLOTS = 4 };
 
 /* REFL is the form of the reflected dunder: commuted where the operator is symmetric. */
 #define PTPY_DUNDERS(NAME, name, REFL)                                                            \
@@ -455,12 +619,12 @@ static PyObject *ptpy_binary(int which, PyObject *self, PyObject *other)
         }
         if (wrapped || ptpy_tensor_of(other)) {
             PyObject *operand = wrapped ? wrapped : other;
-            PyObject *args[2] = {self, operand};
+            PyObject *args[PTPY_OPERATOR_SLOTS] = {self, operand};
             if (o->form == PTPY_REFLECTED) {
                 args[0] = operand;
                 args[1] = self;
             }
-            PyObject *r = o->thunk(args);
+            PyObject *r = o->thunk(args, &ptpy_no_extra);
             Py_XDECREF(wrapped);
             if (r || PyErr_Occurred()) return r;
         }
@@ -523,8 +687,8 @@ static PyObject *ptpy_unary(int which, PyObject *a, const char *symbol)
 {
     const ptpy_operator *o = &ptpy_operators[which];
     if (o->thunk) {
-        PyObject *args[1] = {a};
-        PyObject *r = o->thunk(args);
+        PyObject *args[PTPY_OPERATOR_SLOTS] = {a};
+        PyObject *r = o->thunk(args, &ptpy_no_extra);
         if (r || PyErr_Occurred()) return r;
     }
     PyObject *r = ptpy_operator_fallback(which, a, NULL);
