@@ -740,6 +740,14 @@ _PUBLIC = (
 )
 
 
+# The factories whose common calls the operators' thunks serve (Note [overload chains] in
+# csrc/python/pt_python_callers.c): name -> the keywords the factory names that the thunks read
+# as it does (device, layout, memory_format and pin_memory are left to the factory).
+_WRITTEN = {name: ("dtype",) for name in (
+    "empty", "zeros", "ones", "full", "arange", "linspace", "zeros_like", "ones_like",
+    "empty_like", "full_like", "rand", "randn", "rand_like", "randn_like")}
+
+
 def _build(module) -> None:
     """Installs the factories (and set_printoptions) on the package."""
     global _strided, _preserve
@@ -747,6 +755,10 @@ def _build(module) -> None:
 
     _strided = module.strided
     _preserve = module.preserve_format
+    from . import _opsgen
     for fn in _PUBLIC:
+        keywords = _WRITTEN.get(fn.__name__)
+        if keywords is not None:
+            fn = _opsgen.wrap_written(fn, "aten::" + fn.__name__, 1, keywords)
         setattr(module, fn.__name__, fn)
     module.set_printoptions = set_printoptions
