@@ -19,7 +19,7 @@ from typing import Optional, Sequence
 from . import _device, _dtype
 from ._args import (_check_requires_grad, _dim_arg, _dtype_id, _generator_ptr, _int64s, _number,
                     _scalar, _size_args)
-from ._C import _raise, ffi, lib
+from ._C import _core, _raise, ffi, lib
 from ._exchange import _is_ndarray, from_array_like, from_dlpack, from_numpy
 from ._tensor import Tensor, _call, _ret
 
@@ -761,4 +761,8 @@ def _build(module) -> None:
         if keywords is not None:
             fn = _opsgen.wrap_written(fn, "aten::" + fn.__name__, 1, keywords)
         setattr(module, fn.__name__, fn)
+    # tensor(data) of a flat list of numbers: a thunk written in C (ptpy_thunk_tensor_list) that
+    # takes it positionally, with no keyword.
+    module.tensor = _core._fast_caller(tensor, False, (
+        ("tensor_list", ("\0data",), (0,), (True,), 1, -1, False, False),), True)
     module.set_printoptions = set_printoptions

@@ -487,9 +487,63 @@ static PyObject *ptpy_thunk_item(PyObject *const *args, const ptpy_extra *x)
     return NULL;
 }
 
+/* pytensor.tensor(data) of a flat list or tuple of Python numbers of one kind: floats (ints
+ * among them are read as floats) in the default dtype when that is float32 or float64, ints in
+ * int64, bools in bool, as pytensor._factory.tensor infers and packs them. Anything else (nesting,
+ * complex numbers, an empty list, another default dtype) declines to that function. */
+static PyObject *ptpy_thunk_tensor_list(PyObject *const *args, const ptpy_extra *x)
+{
+    (void)x;
+    PyObject *o = args[0];
+    if (!PyList_CheckExact(o) && !PyTuple_CheckExact(o)) return NULL;
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+    PyObject **items = PySequence_Fast_ITEMS(o);
+    if (n == 0) return NULL;
+    int floats = 0, ints = 0, bools = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *v = items[i];
+        if (PyFloat_CheckExact(v)) floats = 1;
+        else if (PyLong_CheckExact(v)) ints = 1;
+        else if (v == Py_True || v == Py_False) bools = 1;
+        else return NULL;
+    }
+    if (bools && (floats || ints)) return NULL;
+    int32_t dtype = bools ? PT_BOOL : floats ? pt_dtype_default() : PT_INT64;
+    if (dtype != PT_BOOL && dtype != PT_INT64 && dtype != PT_FLOAT32 && dtype != PT_FLOAT64)
+        return NULL;
+    const int64_t size = n;
+    pt_tensor *t = NULL;
+    pt_device cpu = {PT_DEV_CPU, 0};
+    if (pt_tensor_empty(1, &size, dtype, cpu, &t) != PT_OK) {
+        pt_error_clear();
+        return NULL;
+    }
+    void *data = pt_tensor_data(t);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *v = items[i];
+        int64_t iv = 0;
+        double dv = 0.0;
+        if (dtype == PT_BOOL) {
+            ((uint8_t *)data)[i] = v == Py_True;
+            continue;
+        }
+        if (PyFloat_CheckExact(v)) {
+            dv = PyFloat_AS_DOUBLE(v);
+        } else if (dtype == PT_INT64 ? !ptpy_int_arg(v, &iv) : !ptpy_number_arg(v, &dv)) {
+            pt_tensor_release(t); /* an int beyond int64 (or a double) */
+            return NULL;
+        }
+        if (dtype == PT_INT64) ((int64_t *)data)[i] = iv;
+        else if (dtype == PT_FLOAT64) ((double *)data)[i] = dv;
+        else ((float *)data)[i] = (float)dv;
+    }
+    return ptpy_wrap(t);
+}
+
 /* Thunks written here rather than generated, found by ident as the generated ones are. */
 static const ptpy_thunk_entry ptpy_written_thunks[] = {
     {"item", "aten::item", ptpy_thunk_item, 1, 1, 0, 1},
+    {"tensor_list", "pytensor.tensor", ptpy_thunk_tensor_list, 1, 0, 0, 1},
 };
 
 static const ptpy_thunk_entry *ptpy_find_thunk(const char *ident)

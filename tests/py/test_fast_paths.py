@@ -740,6 +740,17 @@ CALL_FORMS = [
     (_m("item"), lambda: (pytensor.tensor(True),), {}, ""),
     (_m("item"), lambda: (pytensor.tensor(1 + 2j),), {}, ""),
     (_m("item"), lambda: (_t(2),), {}, ""),                           # refused by the binding
+    (_f("tensor"), lambda: ([1.0, 2.5, -0.0, float("inf"), 1e300, 2 ** 53 + 1],), {}, "fast"),
+    (_f("tensor"), lambda: ((1, -2, 2 ** 63 - 1),), {}, "fast"),
+    (_f("tensor"), lambda: ([True, False],), {}, "fast"),
+    (_f("tensor"), lambda: ([1, 2.5],), {}, "fast"),
+    (_f("tensor"), lambda: ([1, 2 ** 64],), {}, ""),
+    (_f("tensor"), lambda: ([True, 2.5],), {}, ""),
+    (_f("tensor"), lambda: ([],), {}, ""),
+    (_f("tensor"), lambda: ([[1.0], [2.0]],), {}, ""),
+    (_f("tensor"), lambda: ([1j],), {}, ""),
+    (_f("tensor"), lambda: ([1.0],), {"dtype": _F64}, ""),
+    (_f("tensor"), lambda: (), {"data": [1.0]}, ""),
     (_f("zeros"), lambda: (2, 3), {}, "fast"),
     (_f("zeros"), lambda: ((2, 3),), {"dtype": _F64}, "fast"),
     (_f("zeros"), lambda: ([],), {}, "fast"),
@@ -785,6 +796,7 @@ def test_factories_follow_the_default_dtype():
     pytensor.set_default_dtype(pytensor.float64)
     try:
         for fn, args in ((pytensor.zeros, (2,)), (pytensor.arange, (2.5,)),
+                         (pytensor.tensor, ([1, 0.5],)),
                          (pytensor.full, ((2,), 0.5)), (pytensor.randn, (3,)),
                          (pytensor.empty, (1,))):
             assert fn(*args).dtype == fn.__wrapped__(*args).dtype == pytensor.float64
