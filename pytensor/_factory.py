@@ -19,7 +19,7 @@ from typing import Optional, Sequence
 from . import _device, _dtype
 from ._args import (_check_requires_grad, _dim_arg, _dtype_id, _generator_ptr, _int64s, _number,
                     _scalar, _size_args)
-from ._C import _raise, ffi, lib
+from ._C import _core, _raise, ffi, lib
 from ._exchange import _is_ndarray, from_array_like, from_dlpack, from_numpy
 from ._tensor import Tensor, _call, _ret
 
@@ -740,6 +740,14 @@ _PUBLIC = (
 )
 
 
+# The factories whose common calls the operators' thunks serve (Note [overload chains] in
+# csrc/python/pt_python_callers.c): name -> the keywords the factory names that the thunks read
+# as it does (device, layout, memory_format and pin_memory are left to the factory).
+_WRITTEN = {name: ("dtype",) for name in (
+    "empty", "zeros", "ones", "full", "arange", "linspace", "zeros_like", "ones_like",
+    "empty_like", "full_like", "rand", "randn", "rand_like", "randn_like")}
+
+
 def _build(module) -> None:
     """Installs the factories (and set_printoptions) on the package."""
     global _strided, _preserve
@@ -747,6 +755,14 @@ def _build(module) -> None:
 
     _strided = module.strided
     _preserve = module.preserve_format
+    from . import _opsgen
     for fn in _PUBLIC:
+        keywords = _WRITTEN.get(fn.__name__)
+        if keywords is not None:
+            fn = _opsgen.wrap_written(fn, "aten::" + fn.__name__, 1, keywords)
         setattr(module, fn.__name__, fn)
+    # tensor(data) of a flat list of numbers: a thunk written in C (ptpy_thunk_tensor_list) that
+    # takes it positionally, with no keyword.
+    module.tensor = _core._fast_caller(tensor, False, (
+        ("tensor_list", ("\0data",), (0,), (True,), 1, -1, False, False),), True)
     module.set_printoptions = set_printoptions

@@ -18,20 +18,23 @@ gets the same check followed by one boxed call with the defaults' values. Anythi
 (keywords, int-list sugar, numbers for tensors, other overloads, errors) falls through to the
 generic parser (_opargs), which gives the same result for the fast path's arguments. A later
 overload gets a fast path of its own when no overload tried before it could take its common call
-(narrow's int start after narrow.Tensor; _shadowed), and the first overload with an unboxed entry
-among those leads the C thunk. The Tensor
-operators (``+``, ``-``, ``*`` and their reflected and in-place forms) are made the same way from
+(narrow's int start after narrow.Tensor; _shadowed). The Tensor operators (``+``, ``-``, ``*`` and their reflected and in-place forms) are made the same way from
 the ``.Tensor`` overloads, with Python numbers wrapped as 0-dim tensors and anything else answered
 with NotImplemented.
 
-When the generator also wrote a C thunk for that first overload (tools/gen_pyfast.py), the
-binding is wrapped in a C caller (``_core._fast_function``) that runs the thunk for the same
-common call and hands every other call to the Python binding; the Tensor operators reach their
+When the generator also wrote C thunks for the name's overloads (tools/gen_pyfast.py), the
+binding is wrapped in a C caller (``_core._fast_caller``, made by ``fast_caller`` from the same
+Views that _opargs.bind reads) that walks the overloads as resolve does, keywords and int-list
+sugar included, runs the thunk of the overload a call reaches, and hands every other call to the
+Python binding (Note [overload chains] in csrc/python/pt_python_callers.c). ``wrap_written`` does
+the same for the factories and Tensor methods written by hand. The Tensor operators reach their
 thunks from _TensorBase's number slots, and their Python forms here serve what the slots hand
 over (Note [Python fast paths] in csrc/python/pt_python.c).
 """
 
 from __future__ import annotations
+
+import sys
 
 from . import _opargs, _ops
 from ._C import _core, ffi, lib
@@ -169,23 +172,11 @@ def _doc(views, fname: str) -> str:
     return "\n".join(lines)
 
 
-def _out_ident(views) -> str:
-    """The thunk ident of the out= overload among ``views`` that takes the first overload's
-    required positional arguments (all Tensors) and the keyword ``out``, or None."""
-    want = [p for p in views[0].params if not p.has_default]
-    if not want or any(p.code != "Tensor" or p.list or p.optional for p in want):
+def _ident(sig):
+    """The thunk ident of an overload (pt_call_<ident>), or None when it has no entry point."""
+    if sig.entry is None or sig.ns != "aten":
         return None
-    for v in views[1:]:
-        s = v.sig
-        if s.entry is None or s.ns != "aten" or not (s.overload or "").endswith("out"):
-            continue
-        req = [p for p in v.params if not p.has_default]
-        pos = [p for p in req if not p.kwarg_only]
-        if (len(pos) == len(want) and all(p.code == "Tensor" and not p.list and not p.optional
-                                          for p in pos)
-                and [p.name for p in req if p.kwarg_only] == ["out"]):
-            return f"{s.name}_{s.overload}"
-    return None
+    return f"{sig.name}_{sig.overload}" if sig.overload else sig.name
 
 
 _NO_TENSOR = ("bool", "str", "dtype", "layout", "memory_format", "device", "Generator")
@@ -222,24 +213,82 @@ def _shadowed(view, earlier, numbers: bool) -> bool:
     return False
 
 
-def build(fname: str, kind: int, views: list, slow, qualname: str = None, numbers: bool = True):
+_MAX_SLOTS = 24  # tools/gen_pyfast.py MAX_SLOTS
+
+
+def chain(views, kind: int, numbers: bool) -> tuple:
+    """The overloads a C caller walks (Note [overload chains] in csrc/python/pt_python_callers.c),
+    read from the same Views that _opargs.bind reads. The chain ends before the first overload
+    whose shape the C side does not check (several outputs as one ``out`` tuple, too many
+    arguments): a call that gets there goes to the binding."""
+    rows = []
+    for v in views:
+        sig = v.sig
+        if v.out_targets is not None or sig.nargs > _MAX_SLOTS:
+            break
+        self_slot = sig.self_index if kind == 2 else -1
+        if self_slot is None:
+            break
+        rows.append((_ident(sig), tuple(sys.intern(p.pyname) for p in v.params),
+                     tuple(p.index for p in v.params),
+                     tuple(not p.has_default for p in v.params), v.npos, self_slot,
+                     bool(v.varargs_list), bool(numbers)))
+    return tuple(rows)
+
+
+def fast_caller(fn, kind: int, views: list, numbers: bool, keywords: bool = True):
+    """A C caller of ``views`` with fn (the Python binding) for every call no thunk takes, or
+    None when no overload of the chain has a thunk."""
+    spec = chain(views if keywords else views[:1], kind, numbers)
+    if not any(row[0] is not None and _core._has_thunk(row[0]) for row in spec):
+        return None
+    return _core._fast_caller(fn, kind == 2, spec, keywords)
+
+
+def wrap_written(fn, qualname: str, kind: int, keywords=(), same_self: bool = False,
+                 overload: str = None, npos: int = None):
+    """A C caller for a binding written by hand in Python (a factory, a Tensor method): the
+    thunks of the operator's overloads serve the calls whose shape fits them, where the
+    parameters the hand-written function names as keywords are ``keywords`` (the others are
+    positional only there, so a keyword naming them goes to fn, which refuses it or reads it its
+    own way); same_self: a result that is self's tensor is self itself (``t.to(t.dtype) is t``).
+    overload: only that overload serves, the one the function calls itself (so that a Python
+    dispatch key sees the same operator), and npos of its parameters (keywords in the schema)
+    are read positionally. fn itself when no overload has a thunk. The hand-written function
+    must give, for every call of exact types that fits an overload, what that overload gives:
+    tests/py/test_fast_paths.py checks each such binding against its __wrapped__."""
+    views = _ops.group(qualname, kind).refresh()
+    if overload is not None:
+        views = [v for v in views if v.sig.overload == overload]
+    spec = []
+    for row in chain(views, kind, False):
+        names = tuple(n if n in keywords else sys.intern("\0" + n) for n in row[1])
+        spec.append((row[0], names) + row[2:4] + ((row[4] if npos is None else npos),)
+                    + row[5:])
+    spec = tuple(spec)
+    if not any(row[0] is not None and _core._has_thunk(row[0]) for row in spec):
+        return fn
+    return _core._fast_caller(fn, kind == 2, spec, True, same_self)
+
+
+def build(fname: str, kind: int, views: list, slow, qualname: str = None, numbers: bool = True,
+          keywords: bool = True):
     """Compiles the function of ``views``: the fast path of the first one, then those of the
     later ones that no earlier overload may take (Note [generated fast paths]), then ``slow(self
-    or None, args, kwargs)``."""
+    or None, args, kwargs)``; and wraps it in its C caller when one of the overloads has a thunk
+    (``numbers``: the Tensor parameters take Python numbers; ``keywords`` false: only positional
+    calls of the first overload are the caller's)."""
     consts: dict = {}
     fast = _fast_path(views[0], consts) if views else None
     lines = [f"def {fname}(self, *args, **kwargs):" if kind == 2 else
              f"def {fname}(*args, **kwargs):"]
     paths = [fast] if fast is not None else []
-    lead = views[0] if fast is not None else None  # the overload whose C thunk leads
     for i in range(1, len(views)):
         if views[i].sig.has_out or _shadowed(views[i], views[:i], numbers):
             continue
         more = _fast_path(views[i], consts, str(i))
         if more is not None:
             paths.append(more)
-            if lead is None or lead.sig.entry is None:
-                lead = views[i]
     for n, body in paths:
         lines.append(f"    if not kwargs and len(args) == {n}:")
         lines += ["        " + x for x in body]
@@ -254,14 +303,10 @@ def build(fname: str, kind: int, views: list, slow, qualname: str = None, number
     fn.__module__ = "pytensor"
     fn.__doc__ = _doc(views, fname)
     fn._source = source
-    if lead is not None:
-        sig = lead.sig
-        if sig.entry is not None and sig.ns == "aten":
-            ident = f"{sig.name}_{sig.overload}" if sig.overload else sig.name
-            out = _out_ident([lead] + [v for v in views if v is not lead]) if kind == 1 else None
-            caller = _core._fast_function(ident, fn, kind == 2, out)
-            if caller is not None:
-                return caller
+    if views:
+        caller = fast_caller(fn, kind, views, numbers, keywords)
+        if caller is not None:
+            return caller
     return fn
 
 
@@ -271,7 +316,8 @@ def make_binding(qualname: str, kind: int):
     # A Python-level form (Note [Python-level forms] in _ops) reads every call but the first
     # overload's common one itself.
     views = g.refresh()[:1] if g.python is not None else g.refresh()
-    return build(g.fname, kind, views, g.__call__, numbers=g.numbers)
+    return build(g.fname, kind, views, g.__call__, numbers=g.numbers,
+                 keywords=g.python is None)
 
 
 def make_overload_caller(sig):

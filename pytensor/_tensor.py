@@ -857,6 +857,33 @@ def _build(module) -> None:
                         module.Size, _dtypes_by_id, _device._from_pair)
     module.Tensor = Tensor
     _legacy._build(module)
+    from . import _opsgen
+    for name, (qualname, keywords, same_self) in _WRITTEN_METHODS.items():
+        setattr(Tensor, name, _opsgen.wrap_written(Tensor.__dict__[name], qualname, 2, keywords,
+                                                   same_self))
+    # to() calls to.dtype_layout whatever it is given; its common call `t.to(dtype)` reads the
+    # dtype positionally.
+    Tensor.to = _opsgen.wrap_written(Tensor.__dict__["to"], "aten::to", 2,
+                                     ("dtype", "non_blocking", "copy"), True, "dtype_layout", 1)
+
+
+# The methods written here whose common calls the operators' thunks serve (Note [overload chains]
+# in csrc/python/pt_python_callers.c): name -> (operator, the keywords the method names,
+# whether a result holding self's tensor is self).
+_WRITTEN_METHODS = {
+    "view": ("aten::view", (), False),
+    "reshape": ("aten::reshape", (), False),
+    "permute": ("aten::permute", (), False),
+    "expand": ("aten::expand", (), False),
+    "t": ("aten::t", (), False),
+    "transpose": ("aten::transpose", ("dim0", "dim1"), False),
+    "flatten": ("aten::flatten", ("start_dim", "end_dim"), False),
+    "unsqueeze": ("aten::unsqueeze", ("dim",), False),
+    "narrow": ("aten::narrow", ("dim", "start", "length"), False),
+    "select": ("aten::select", ("dim", "index"), False),
+    "unfold": ("aten::unfold", ("dimension", "size", "step"), False),
+    "item": ("aten::item", (), False),
+}
 
 
 # These modules import Tensor and the helpers above.

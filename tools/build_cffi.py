@@ -40,6 +40,8 @@ const char *pt_py_capsule_name(int32_t versioned, int32_t used);
 
 # The parts of the module's C source, one translation unit, in the order PYTHON_SOURCE includes them.
 PYTHON_PARTS = ("pt_python.c", "pt_python_callers.c", "pt_python_module.c")
+# Files those parts include themselves.
+PYTHON_INCLUDED = ("pt_python_args.c",)
 
 PYTHON_SOURCE = r"""
 #include <string.h>
@@ -129,7 +131,8 @@ def make_ffibuilder(libraries=(), library_dirs=(), extra_link_args=(), define_ma
         PYTHON_SOURCE,
         include_dirs=[os.path.join(ROOT, "csrc", "include"), os.path.join(ROOT, "csrc", "python"),
                       ops_dir],
-        depends=[*(os.path.join(ROOT, "csrc", "python", f) for f in PYTHON_PARTS),
+        depends=[*(os.path.join(ROOT, "csrc", "python", f)
+                   for f in PYTHON_PARTS + PYTHON_INCLUDED),
                  os.path.join(ops_dir, "pt_pyfast.c"), os.path.join(ops_dir, "pt_ops.h")],
         py_limited_api=False,
         libraries=list(libraries),

@@ -1,26 +1,28 @@
 """gen_pyfast.py - the C thunks behind the operators' Python fast paths (pt_pyfast.c).
 
-Note [Python fast paths] (csrc/python/pt_python.c) says why they exist. A thunk serves the call
-that pytensor/_opsgen.py's generated Python fast path serves, for one overload: every required
-argument given positionally with its exact type (Tensor, int, float, bool) and every other
-argument left at its default. It reads the Python objects, passes the defaults as C constants and
-calls the unboxed entry point `pt_call_<ident>`; it returns NULL without an exception to decline
-(an argument of another type, an int out of int64 range), so the Python binding takes the call.
+Note [Python fast paths] (csrc/python/pt_python.c) says why they exist. A thunk serves one
+overload: `args[i]` is the Python object given for schema argument i, or NULL where the call left
+it at its default, which the thunk passes as a C constant. It reads each given object only when it
+has an exact type whose value pytensor._opargs.convert would give the same way — a Tensor (or,
+when the caller's group takes numbers, a bool, int, float or complex as a wrapped-number tensor),
+an int in int64 range, a float (or an int or bool, as float(v)), True or False, a Scalar from a
+Python number, a pytensor dtype, an int list from a tuple, list or Size of ints (one int for a
+fixed-size `int[N]`, or the varargs of `t.view(2, 3)`), None for an optional — and calls the
+unboxed entry point `pt_call_<ident>`. Anything else makes it decline: it returns NULL without an
+exception, and the caller hands the whole call to the Python binding, which owns every error
+message. Which overload a call reaches is the caller's business (Note [overload chains] in
+csrc/python/pt_python_callers.c).
 
 An overload gets a thunk when its entry point returns one Tensor (a new one, or an argument
 written in place that the thunk hands back), its required arguments come first among the
-positional ones and have one of those four types, and each default has a C constant here:
-None of an optional, a number or bool literal of a number/bool/Scalar argument, `[]` of a list.
-Otherwise it gets none, and its calls stay on the Python path.
+positional ones and are of types read here, and each default has a C constant: None of an
+optional, a number or bool literal of a number/bool/Scalar argument, `[]` of a list. An out=
+overload (its one keyword-only required argument is `Tensor(a!) out`, which it returns) gets one
+too; a Device, Layout, MemoryFormat, Generator or str argument is read only as None.
 
-An out= overload (its one keyword-only required argument is `Tensor(a!) out`, which it returns)
-whose required positional arguments are all Tensors gets a thunk too, for `f(a, b, out=o)`: the
-caller passes the positional objects followed by the keyword's value, as vectorcall lays them
-out, and the table row marks the entry `out_kw` (the caller of the function whose common overload
-takes the same positional arguments tries it when the only keyword is `out`). The defaults must read the same as
-pytensor._opsgen._const_values reads them from the parsed schema (a Scalar default `1` is the
-int 1, `1.0` the float 1.0, `True` the bool), which tests/py/test_fast_paths.py checks by calling
-both paths.
+The defaults must read the same as pytensor._opsgen._const_values reads them from the parsed
+schema (a Scalar default `1` is the int 1, `1.0` the float 1.0, `True` the bool), which
+tests/py/test_fast_paths.py checks by calling both paths.
 
 The file is included by csrc/python/pt_python.c, which defines the helpers it calls.
 """
@@ -37,7 +39,6 @@ NOTE = """\
 
 _INT = re.compile(r"^-?\d+$")
 _FLOAT = re.compile(r"^-?(\d+\.\d*|\.\d+|\d+)([eE][-+]?\d+)?$")
-_REQUIRED = {"Tensor", "int", "SymInt", "float", "bool"}
 
 
 class NoThunk(Exception):
@@ -99,22 +100,126 @@ def _default_exprs(arg, name: str, statics: list) -> list:
     raise NoThunk(f"{t.text}={d}")
 
 
-def _reader(base: str, obj: str, var: str) -> list:
+_ENUMS = ("ScalarType", "Layout", "MemoryFormat")
+# Int lists a thunk reads into a buffer on its C stack (torch's tensors have at most 64 dims, the
+# common ones a handful); longer lists take the Python path.
+MAX_LIST = 16
+# Schema arguments a thunk takes: the callers' slot arrays have this many entries.
+MAX_SLOTS = 24
+
+
+def _list_n(t) -> int:
+    """N of a fixed-size list type (``int[2]``), else 0."""
+    for w in t.wrappers:
+        if w != "?" and w[1] is not None:
+            return int(w[1])
+    return 0
+
+
+def _locals(a, var: str, init: list) -> list:
+    """Declarations of the C locals that hold argument a's entry-point expressions, set to
+    `init` (its default's expressions, or None for a required argument)."""
+    t = a.type
+    base, shape = t.base, t.shape
+    if shape not in ("", "?") and not (base in ("int", "SymInt") and shape in ("[]", "[]?")):
+        raise NoThunk(t.text)
+    if base in ("int", "SymInt") and shape in ("[]", "[]?"):
+        n, p = init or ("0", "NULL")
+        return [f"    int64_t {var}_v[{MAX_LIST}];", f"    int32_t {var}_n = {n};",
+                f"    const int64_t *{var} = {p};"]
     if base == "Tensor":
-        return [f"    pt_tensor *{var} = ptpy_tensor_of({obj});", f"    if (!{var}) return NULL;"]
-    if base in ("int", "SymInt"):
-        return [f"    int64_t {var};", f"    if (!ptpy_int_arg({obj}, &{var})) return NULL;"]
-    if base == "float":
-        return [f"    double {var};", f"    if (!ptpy_float_arg({obj}, &{var})) return NULL;"]
-    return [f"    int32_t {var};", f"    if (!ptpy_bool_arg({obj}, &{var})) return NULL;"]
+        ctype = "pt_tensor *"
+    elif base in ("int", "SymInt"):
+        ctype = "const int64_t *" if shape == "?" else "int64_t"
+    elif base == "float":
+        ctype = "const double *" if shape == "?" else "double"
+    elif base == "bool" or base in _ENUMS:
+        ctype = "int32_t"
+    elif base == "Scalar":
+        ctype = "const pt_scalar *"
+    elif base in ("Device", "Generator", "str") and shape == "?":
+        ctype = {"Device": "const pt_device *", "Generator": "pt_generator *",
+                 "str": "const char *"}[base]
+    else:
+        raise NoThunk(t.text)
+    if init is None:
+        init = ["0"]
+    out = [f"    {ctype} {var} = {init[0]};"]
+    if base in ("int", "SymInt", "float", "Scalar") and shape == "?" or base == "Scalar":
+        vt = {"int": "int64_t", "SymInt": "int64_t", "float": "double",
+              "Scalar": "pt_scalar"}[base]
+        out.insert(0, f"    {vt} {var}_v;")
+    return out
+
+
+def _reader(a, i: int, var: str, wrapped: list) -> list:
+    """Statements reading args[i], the object given for schema argument a, into its locals;
+    they `goto decline` on any value they do not read exactly as pytensor._opargs.convert
+    converts it."""
+    t = a.type
+    base, shape = t.base, t.shape
+    o = f"args[{i}]"
+    opt = shape in ("?", "[]?")
+    lines = []
+    body = "    "
+    if opt:
+        none = {"Tensor": "NULL", "int": "NULL", "SymInt": "NULL", "float": "NULL",
+                "Scalar": "NULL", "Device": "NULL", "Generator": "NULL", "str": "NULL"}
+        if shape == "[]?":
+            lines.append(f"    if ({o} == Py_None) {{ {var}_n = -1; {var} = NULL; }} else {{")
+        else:
+            lines.append(f"    if ({o} == Py_None) {var} = {none.get(base, '-1')}; else {{")
+        body = "        "
+    if base == "Tensor":
+        w = f"w{i}"
+        wrapped.append(w)
+        read = [f"if (!ptpy_tensor_arg({o}, x, &{w}, &{var})) goto decline;"]
+    elif base in ("int", "SymInt") and shape in ("", "?"):
+        if shape == "?":
+            read = [f"if (!ptpy_int_arg({o}, &{var}_v)) goto decline;", f"{var} = &{var}_v;"]
+        else:
+            read = [f"if (!ptpy_int_arg({o}, &{var})) goto decline;"]
+    elif base == "float":
+        if shape == "?":
+            read = [f"if (!ptpy_number_arg({o}, &{var}_v)) goto decline;", f"{var} = &{var}_v;"]
+        else:
+            read = [f"if (!ptpy_number_arg({o}, &{var})) goto decline;"]
+    elif base == "bool":
+        read = [f"if (!ptpy_bool_arg({o}, &{var})) goto decline;"]
+    elif base == "Scalar":
+        read = [f"if (!ptpy_scalar_arg({o}, &{var}_v)) goto decline;", f"{var} = &{var}_v;"]
+    elif base == "ScalarType":
+        read = [f"if (!ptpy_dtype_arg({o}, &{var})) goto decline;"]
+    elif base in ("int", "SymInt"):
+        read = [f"if (!ptpy_ints_arg({o}, x, {_list_n(t)}, {var}_v, {MAX_LIST}, &{var}_n)) "
+                "goto decline;",
+                f"{var} = {var}_n > 0 ? {var}_v : NULL;"]
+    else:
+        read = ["goto decline; /* only None is read here */"]
+    lines += [body + r for r in read]
+    if opt:
+        lines.append("    }")
+    return lines
+
+
+def _call_exprs(a, var: str) -> list:
+    t = a.type
+    if t.base in ("int", "SymInt") and t.shape in ("[]", "[]?"):
+        return [f"{var}_n", var]
+    return [var]
 
 
 def thunk(op):
-    """(C function text, table row) for op, or None when it gets no thunk."""
+    """(C function text, table row) for op, or None when it gets no thunk.
+
+    The thunk reads schema argument i from args[i] (NULL: left at its default) and declines
+    (NULL without an exception) on any value it does not read exactly."""
     s = op.schema
     if not op.unboxed or not op.returns_tensor:
         return None
     args = s.args
+    if len(args) > MAX_SLOTS:
+        return None
     required = [a for a in args if a.default is None and not a.kwarg_only]
     positional = [a for a in args if not a.kwarg_only]
     if positional[:len(required)] != required:
@@ -124,55 +229,66 @@ def thunk(op):
     if keyword:
         out = keyword[0]
         if (len(keyword) != 1 or out.name != "out" or out.type.base != "Tensor"
-                or out.type.shape != "" or not out.type.write
-                or any(a.type.base != "Tensor" for a in required)):
+                or out.type.shape != "" or not out.type.write):
             return None
         out_kw = 1
     nargs = len(required)
-    required = required + keyword
     ret = s.returns[0][0]
     alias_obj = None
     if ret.alias is not None and ret.write:
-        hit = [i for i, a in enumerate(required) if a.type.alias == ret.alias and a.type.write]
+        hit = [i for i, a in enumerate(args) if a.type.alias == ret.alias and a.type.write
+               and a.default is None]
         if not hit:
             return None
         alias_obj = f"args[{hit[0]}]"
-    body, statics, call, tensors = [], [], [], []
+    decls, body, statics, call, tensors, wrapped = [], [], [], [], [], []
     try:
-        pos = {id(a): i for i, a in enumerate(required)}
         for i, a in enumerate(args):
             var = f"v{i}"
-            if id(a) in pos:
-                t = a.type
-                if t.base not in _REQUIRED or t.shape != "":
+            if a.default is None:
+                if a.type.shape == "?" and a.type.base in ("Device", "Generator", "str"):
                     return None
-                body += _reader(t.base, f"args[{pos[id(a)]}]", var)
-                call.append(var)
-                if t.base == "Tensor":
-                    tensors.append(var)
+                decls += _locals(a, var, None)
+                body.append(f"    if (!args[{i}]) goto decline;")
+                body += _reader(a, i, var, wrapped)
             else:
-                call += _default_exprs(a, var, statics)
+                decls += _locals(a, var, _default_exprs(a, var, statics))
+                reader = _reader(a, i, var, wrapped)
+                body.append(f"    if (args[{i}]) {{")
+                body += ["    " + x for x in reader]
+                body.append("    }")
+            if a.type.base == "Tensor":
+                tensors.append(var)
+            call += _call_exprs(a, var)
     except NoThunk:
         return None
     fn = f"ptpy_thunk_{s.ident}"
     entry = f"pt_call_{s.ident}({', '.join(call)})"
-    lines = [f"/* {s.full_name} */", f"static PyObject *{fn}(PyObject *const *args)", "{"]
-    lines += statics + body
-    lines.append("    pt_tensor *r;")
+    lines = [f"/* {s.full_name} */",
+             f"static PyObject *{fn}(PyObject *const *args, const ptpy_extra *x)", "{"]
+    lines += statics + decls
+    lines += [f"    PyObject *{w} = NULL;" for w in wrapped]
+    lines += ["    PyObject *res = NULL;", "    pt_tensor *r;"]
+    lines += body
     if tensors:
-        work = " + ".join(f"pt_tensor_numel({v})" for v in tensors)
+        work = " + ".join(f"ptpy_numel({v})" for v in tensors)
         lines += [f"    if (ptpy_heavy({work})) {{", "        Py_BEGIN_ALLOW_THREADS",
                   f"        r = {entry};", "        Py_END_ALLOW_THREADS", "    } else {",
                   f"        r = {entry};", "    }"]
     else:
         lines.append(f"    r = {entry};")
-    lines.append(f"    return ptpy_alias(r, {alias_obj});" if alias_obj else
-                 "    return ptpy_wrap(r);")
+    lines.append(f"    res = ptpy_alias(r, {alias_obj});" if alias_obj else
+                 "    res = ptpy_wrap(r);")
+    if any("goto decline" in b for b in body):
+        lines.append("decline:")
+    lines += [f"    Py_XDECREF({w});" for w in wrapped]
+    lines.append("    (void)x;")
+    lines.append("    return res;")
     lines += ["}", ""]
     self_first = int(not out_kw and bool(required) and required[0] is args[0]
                      and args[0].name == "self" and args[0].type.base == "Tensor")
     row = (f"    {{\"{s.ident}\", \"{s.full_name}\", {fn}, {nargs}, {self_first}, "
-           f"{out_kw}}},")
+           f"{out_kw}, {len(args)}}},")
     return "\n".join(lines), row
 
 
@@ -188,7 +304,7 @@ def emit(ops: list) -> str:
         rows.append(row)
     out.append("static const ptpy_thunk_entry ptpy_thunks[] = {")
     out += rows
-    out.append("    {\"\", \"\", NULL, 0, 0, 0},")
+    out.append("    {\"\", \"\", NULL, 0, 0, 0, 0},")
     out.append("};")
     out.append("")
     return "\n".join(out)

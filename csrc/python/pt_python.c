@@ -15,14 +15,16 @@
  *  - _TensorBase holds the tensor's reference as a C pointer and releases it in tp_dealloc (no
  *    Python frame); `t._h`, the `pt_tensor *` cdata every Python wrapper passes to cffi, is made
  *    from that pointer on first read and kept. pytensor.Tensor is a Python subclass.
- *  - tools/gen_ops.py writes, per operator overload whose common call needs no parsing, a thunk
- *    (pt_pyfast.c) that checks the exact types of the required positional arguments, passes the
- *    defaults as C constants and calls the unboxed entry point pt_call_<op> directly. A thunk
- *    returns NULL without an exception to decline; the caller then runs the Python binding made
- *    by pytensor/_opsgen.py, which gives the same result for the same arguments and owns every
- *    error message. _FastFunction / _FastMethod (vectorcall; the method form is a method
- *    descriptor, so `t.add(u)` creates no bound method) pair a thunk with that binding. A
- *    function's caller may hold a second thunk, its out= overload's, for `f(a, b, out=o)`.
+ *  - tools/gen_pyfast.py writes, per operator overload, a thunk (pt_pyfast.c) that reads the
+ *    objects given for its arguments by exact type, passes the others' defaults as C constants
+ *    and calls the unboxed entry point pt_call_<op> directly. A thunk returns NULL without an
+ *    exception to decline; the caller then runs the Python binding (made by pytensor/_opsgen.py,
+ *    or written by hand for the factories and a few Tensor methods), which gives the same result
+ *    for the same arguments and owns every error message. _FastFunction / _FastMethod
+ *    (vectorcall; the method form is a method descriptor, so `t.add(u)` creates no bound
+ *    method) walk a name's overloads as the binding would, keywords and int-list sugar
+ *    included, and run the thunk of the one the call reaches (Note [overload chains] in
+ *    pt_python_callers.c).
  *  - The number slots of _TensorBase (`+ - * / // % ** @ & | ^ << >>`, their reflected and
  *    in-place forms, unary `- ~ abs()`) and its comparisons (`== != < <= > >=`) run through the
  *    thunks of the operators pytensor._tensor names for them, wrapping a Python number as a 0-dim
@@ -47,8 +49,6 @@ static PyTypeObject *ptpy_tensor_cls;       /* pytensor.Tensor: the class of new
 static PyObject *ptpy_tensor_ctype;         /* ffi.typeof("pt_tensor *") */
 static PyObject *ptpy_fail_fn;              /* raises the thread's last C error */
 static PyObject *ptpy_operator_fallback_fn; /* fallback(dunder, self[, other]) */
-static PyTypeObject *ptpy_size_cls;         /* pytensor.Size (a tuple subclass) */
-static PyObject *ptpy_dtypes;               /* list: dtype id -> pytensor.dtype */
 static PyObject *ptpy_device_fn;            /* device(type id, index) -> pytensor.device */
 
 /* 2^15 elements: a float32 add of this size takes a few microseconds, well above the ~0.1 us
@@ -104,35 +104,11 @@ static PyObject *ptpy_alias(pt_tensor *r, PyObject *self_obj)
 
 static inline int ptpy_heavy(int64_t elements) { return elements >= PTPY_RELEASE_GIL_ELEMENTS; }
 
-/* Argument readers of the thunks: 1 = read, 0 = decline (no exception set). Exact types only, as
- * the Python fast paths check `type(x) is int`; anything else takes the general path. */
-static inline int ptpy_int_arg(PyObject *o, int64_t *out)
-{
-    if (!PyLong_CheckExact(o)) return 0;
-    int overflow = 0;
-    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-    if (overflow || (v == -1 && PyErr_Occurred())) {
-        PyErr_Clear();
-        return 0;
-    }
-    *out = (int64_t)v;
-    return 1;
-}
+static PyObject *ptpy_dtypes;       /* list: dtype id -> pytensor.dtype */
+static PyTypeObject *ptpy_size_cls; /* pytensor.Size (a tuple subclass) */
+static PyObject *ptpy_wrapped_number(PyObject *o);
 
-static inline int ptpy_float_arg(PyObject *o, double *out)
-{
-    if (!PyFloat_CheckExact(o)) return 0;
-    *out = PyFloat_AS_DOUBLE(o);
-    return 1;
-}
-
-static inline int ptpy_bool_arg(PyObject *o, int32_t *out)
-{
-    if (o == Py_True) *out = 1;
-    else if (o == Py_False) *out = 0;
-    else return 0;
-    return 1;
-}
+#include "pt_python_args.c" /* the thunks' argument readers */
 
 static void ptpy_tensor_dealloc(PyObject *self)
 {
@@ -320,7 +296,8 @@ static PyMethodDef ptpy_tensor_methods[] = {
 };
 
 /* ---------------------------------------------------------------- thunks */
-typedef PyObject *(*ptpy_thunk)(PyObject *const *args);
+/* args[i] is the object given for schema argument i, NULL where it was left at its default. */
+typedef PyObject *(*ptpy_thunk)(PyObject *const *args, const ptpy_extra *x);
 
 typedef struct {
     const char *ident;   /* pt_call_<ident> */
@@ -328,15 +305,96 @@ typedef struct {
     ptpy_thunk fn;
     int32_t nargs;       /* required positional arguments, in schema order */
     int32_t self_first;  /* the first argument is `Tensor self` (usable as a method) */
-    int32_t out_kw;      /* an out= overload: args[nargs] is the value of the keyword `out` */
+    int32_t out_kw;      /* an out= overload (its keyword-only `out` is required) */
+    int32_t nslots;      /* schema arguments: the length of the thunk's args */
 } ptpy_thunk_entry;
 
+enum { PTPY_MAX_SLOTS = 24 }; /* tools/gen_pyfast.py MAX_SLOTS */
+
 #include "pt_pyfast.c" /* generated: static const ptpy_thunk_entry ptpy_thunks[] */
+
+/* t.item() of a float or integer tensor (the others, and errors, decline to Tensor.item). The
+ * generator makes thunks of Tensor results only; this one returns the Python number that
+ * Tensor.item makes from the same pt_scalar. */
+static PyObject *ptpy_thunk_item(PyObject *const *args, const ptpy_extra *x)
+{
+    (void)x;
+    pt_tensor *t = ptpy_tensor_of(args[0]);
+    pt_scalar s;
+    if (!t || pt_call_item(t, &s) != PT_OK) {
+        pt_error_clear();
+        return NULL;
+    }
+    if (s.kind == PT_SCALAR_FLOAT) return PyFloat_FromDouble(s.re);
+    if (s.kind == PT_SCALAR_INT) return PyLong_FromLongLong(s.i);
+    return NULL;
+}
+
+/* pytensor.tensor(data) of a flat list or tuple of Python numbers of one kind: floats (ints
+ * among them are read as floats) in the default dtype when that is float32 or float64, ints in
+ * int64, bools in bool, as pytensor._factory.tensor infers and packs them. Anything else (nesting,
+ * complex numbers, an empty list, another default dtype) declines to that function. */
+static PyObject *ptpy_thunk_tensor_list(PyObject *const *args, const ptpy_extra *x)
+{
+    (void)x;
+    PyObject *o = args[0];
+    if (!PyList_CheckExact(o) && !PyTuple_CheckExact(o)) return NULL;
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(o);
+    PyObject **items = PySequence_Fast_ITEMS(o);
+    if (n == 0) return NULL;
+    int floats = 0, ints = 0, bools = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *v = items[i];
+        if (PyFloat_CheckExact(v)) floats = 1;
+        else if (PyLong_CheckExact(v)) ints = 1;
+        else if (v == Py_True || v == Py_False) bools = 1;
+        else return NULL;
+    }
+    if (bools && (floats || ints)) return NULL;
+    int32_t dtype = bools ? PT_BOOL : floats ? pt_dtype_default() : PT_INT64;
+    if (dtype != PT_BOOL && dtype != PT_INT64 && dtype != PT_FLOAT32 && dtype != PT_FLOAT64)
+        return NULL;
+    const int64_t size = n;
+    pt_tensor *t = NULL;
+    pt_device cpu = {PT_DEV_CPU, 0};
+    if (pt_tensor_empty(1, &size, dtype, cpu, &t) != PT_OK) {
+        pt_error_clear();
+        return NULL;
+    }
+    void *data = pt_tensor_data(t);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *v = items[i];
+        int64_t iv = 0;
+        double dv = 0.0;
+        if (dtype == PT_BOOL) {
+            ((uint8_t *)data)[i] = v == Py_True;
+            continue;
+        }
+        if (PyFloat_CheckExact(v)) {
+            dv = PyFloat_AS_DOUBLE(v);
+        } else if (dtype == PT_INT64 ? !ptpy_int_arg(v, &iv) : !ptpy_number_arg(v, &dv)) {
+            pt_tensor_release(t); /* an int beyond int64 (or a double) */
+            return NULL;
+        }
+        if (dtype == PT_INT64) ((int64_t *)data)[i] = iv;
+        else if (dtype == PT_FLOAT64) ((double *)data)[i] = dv;
+        else ((float *)data)[i] = (float)dv;
+    }
+    return ptpy_wrap(t);
+}
+
+/* Thunks written here rather than generated, found by ident as the generated ones are. */
+static const ptpy_thunk_entry ptpy_written_thunks[] = {
+    {"item", "aten::item", ptpy_thunk_item, 1, 1, 0, 1},
+    {"tensor_list", "pytensor.tensor", ptpy_thunk_tensor_list, 1, 0, 0, 1},
+};
 
 static const ptpy_thunk_entry *ptpy_find_thunk(const char *ident)
 {
     for (size_t i = 0; i < sizeof ptpy_thunks / sizeof ptpy_thunks[0]; i++)
         if (ptpy_thunks[i].fn && strcmp(ptpy_thunks[i].ident, ident) == 0) return &ptpy_thunks[i];
+    for (size_t i = 0; i < sizeof ptpy_written_thunks / sizeof ptpy_written_thunks[0]; i++)
+        if (strcmp(ptpy_written_thunks[i].ident, ident) == 0) return &ptpy_written_thunks[i];
     return NULL;
 }
 
@@ -362,6 +420,9 @@ typedef struct {
     int form;
     ptpy_thunk thunk; /* set by _set_operator */
 } ptpy_operator;
+
+/* Schema arguments of an operator a number slot calls (its others are left at their defaults). */
+enum { PTPY_OPERATOR_SLOTS = 4 };
 
 /* REFL is the form of the reflected dunder: commuted where the operator is symmetric. */
 #define PTPY_DUNDERS(NAME, name, REFL)                                                            \
@@ -455,12 +516,12 @@ static PyObject *ptpy_binary(int which, PyObject *self, PyObject *other)
         }
         if (wrapped || ptpy_tensor_of(other)) {
             PyObject *operand = wrapped ? wrapped : other;
-            PyObject *args[2] = {self, operand};
+            PyObject *args[PTPY_OPERATOR_SLOTS] = {self, operand};
             if (o->form == PTPY_REFLECTED) {
                 args[0] = operand;
                 args[1] = self;
             }
-            PyObject *r = o->thunk(args);
+            PyObject *r = o->thunk(args, &ptpy_no_extra);
             Py_XDECREF(wrapped);
             if (r || PyErr_Occurred()) return r;
         }
@@ -523,8 +584,8 @@ static PyObject *ptpy_unary(int which, PyObject *a, const char *symbol)
 {
     const ptpy_operator *o = &ptpy_operators[which];
     if (o->thunk) {
-        PyObject *args[1] = {a};
-        PyObject *r = o->thunk(args);
+        PyObject *args[PTPY_OPERATOR_SLOTS] = {a};
+        PyObject *r = o->thunk(args, &ptpy_no_extra);
         if (r || PyErr_Occurred()) return r;
     }
     PyObject *r = ptpy_operator_fallback(which, a, NULL);

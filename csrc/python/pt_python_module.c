@@ -148,34 +148,153 @@ static pt_status pt_py_fast_kernel(const pt_op *op, int32_t key, uint64_t keyset
 }
 
 /* ---------------------------------------------------------------- module functions */
-/* _fast_function(ident, slow, method, out_ident=None) -> the caller of pt_call_<ident>'s thunk
- * with `slow` as its general path, or None when the generator made no thunk for it (or, for a
- * method, when its first argument is not `self`). out_ident names an out= overload's thunk that
- * serves calls whose only keyword is `out` (ignored when there is no such thunk). */
+static ptpy_fastfn *ptpy_fastfn_new(PyObject *slow, int method, Py_ssize_t n)
+{
+    if (!PyCallable_Check(slow)) return (ptpy_fastfn *)PyErr_Format(PyExc_TypeError,
+                                                                    "slow: not callable");
+    if (!ptpy_str_out) {
+        ptpy_str_out = PyUnicode_InternFromString("out");
+        ptpy_str_axis = PyUnicode_InternFromString("axis");
+        ptpy_str_keepdims = PyUnicode_InternFromString("keepdims");
+        if (!ptpy_str_out || !ptpy_str_axis || !ptpy_str_keepdims) return NULL;
+    }
+    ptpy_overload *o = PyMem_Calloc((size_t)(n ? n : 1), sizeof *o);
+    if (!o) return (ptpy_fastfn *)PyErr_NoMemory();
+    ptpy_fastfn *f = PyObject_GC_New(ptpy_fastfn, method ? &ptpy_fastmethod_type
+                                                         : &ptpy_fastfn_type);
+    if (!f) {
+        PyMem_Free(o);
+        return NULL;
+    }
+    f->vectorcall = ptpy_fastfn_vectorcall;
+    f->n = n;
+    f->overloads = o;
+    f->keywords = 0;
+    f->same_self = 0;
+    f->has_out = 0;
+    f->spec = NULL;
+    Py_INCREF(slow);
+    f->slow = slow;
+    return f;
+}
+
+/* _fast_function(ident, slow, method) -> a caller of pt_call_<ident>'s thunk for positional
+ * calls of its required arguments, with `slow` for every other call; None when the generator
+ * made no thunk for it (or, for a method, when its first argument is not `self`). */
 static PyObject *ptpy_make_fast_function(PyObject *module, PyObject *args)
 {
     (void)module;
-    const char *ident, *out_ident = NULL;
+    const char *ident;
     PyObject *slow;
     int method;
-    if (!PyArg_ParseTuple(args, "sOp|z:_fast_function", &ident, &slow, &method, &out_ident))
-        return NULL;
+    if (!PyArg_ParseTuple(args, "sOp:_fast_function", &ident, &slow, &method)) return NULL;
     if (!PyCallable_Check(slow)) return PyErr_Format(PyExc_TypeError, "slow: not callable");
     const ptpy_thunk_entry *e = ptpy_find_thunk(ident);
     if (!e || e->out_kw || (method && !e->self_first)) Py_RETURN_NONE;
-    const ptpy_thunk_entry *o = out_ident && !method ? ptpy_find_thunk(out_ident) : NULL;
-    if (o && !o->out_kw) o = NULL;
-    if (!ptpy_str_out && !(ptpy_str_out = PyUnicode_InternFromString("out"))) return NULL;
-    ptpy_fastfn *f = PyObject_GC_New(ptpy_fastfn, method ? &ptpy_fastmethod_type
-                                                         : &ptpy_fastfn_type);
+    ptpy_fastfn *f = ptpy_fastfn_new(slow, method, 1);
     if (!f) return NULL;
-    f->vectorcall = ptpy_fastfn_vectorcall;
-    f->thunk = e->fn;
-    f->nargs = e->nargs;
-    f->out_thunk = o ? o->fn : NULL;
-    f->out_nargs = o ? o->nargs : -1;
-    Py_INCREF(slow);
-    f->slow = slow;
+    ptpy_overload *o = &f->overloads[0];
+    o->thunk = e->fn;
+    o->nslots = e->nslots;
+    o->self_slot = method ? 0 : -1;
+    o->nparams = o->npos = e->nargs - (method ? 1 : 0);
+    for (int32_t j = 0; j < o->nparams; j++) {
+        o->slot[j] = (int8_t)(j + (method ? 1 : 0));
+        o->required[j] = 1;
+    }
+    PyObject_GC_Track((PyObject *)f);
+    return (PyObject *)f;
+}
+
+static int ptpy_small_int(PyObject *v, long lo, long hi, int32_t *out)
+{
+    long x = PyLong_AsLong(v);
+    if (x == -1 && PyErr_Occurred()) return 0;
+    if (x < lo || x > hi) {
+        PyErr_Format(PyExc_ValueError, "_fast_caller: %ld is out of range", x);
+        return 0;
+    }
+    *out = (int32_t)x;
+    return 1;
+}
+
+/* Reads one overload of _fast_caller's spec: (ident or None, names, slots, required, npos,
+ * self_slot, varargs, numbers). */
+static int ptpy_read_overload(PyObject *row, ptpy_overload *o, int *has_out)
+{
+    if (!PyTuple_Check(row) || PyTuple_GET_SIZE(row) != 8) {
+        PyErr_SetString(PyExc_TypeError, "_fast_caller: each overload is an 8-tuple");
+        return 0;
+    }
+    PyObject *ident = PyTuple_GET_ITEM(row, 0), *names = PyTuple_GET_ITEM(row, 1);
+    PyObject *slots = PyTuple_GET_ITEM(row, 2), *req = PyTuple_GET_ITEM(row, 3);
+    if (!PyTuple_Check(names) || !PyTuple_Check(slots) || !PyTuple_Check(req) ||
+        PyTuple_GET_SIZE(slots) != PyTuple_GET_SIZE(names) ||
+        PyTuple_GET_SIZE(req) != PyTuple_GET_SIZE(names) ||
+        PyTuple_GET_SIZE(names) > PTPY_MAX_SLOTS) {
+        PyErr_SetString(PyExc_ValueError, "_fast_caller: names, slots and required differ");
+        return 0;
+    }
+    o->nparams = (int32_t)PyTuple_GET_SIZE(names);
+    o->names = &PyTuple_GET_ITEM(names, 0);
+    for (int32_t j = 0; j < o->nparams; j++) {
+        PyObject *name = PyTuple_GET_ITEM(names, j);
+        if (!PyUnicode_CheckExact(name)) {
+            PyErr_SetString(PyExc_TypeError, "_fast_caller: names must be str");
+            return 0;
+        }
+        int32_t s;
+        if (!ptpy_small_int(PyTuple_GET_ITEM(slots, j), 0, PTPY_MAX_SLOTS - 1, &s)) return 0;
+        o->slot[j] = (int8_t)s;
+        o->required[j] = (int8_t)PyObject_IsTrue(PyTuple_GET_ITEM(req, j));
+    }
+    if (!ptpy_small_int(PyTuple_GET_ITEM(row, 4), 0, o->nparams, &o->npos) ||
+        !ptpy_small_int(PyTuple_GET_ITEM(row, 5), -1, PTPY_MAX_SLOTS - 1, &o->self_slot))
+        return 0;
+    o->varargs = PyObject_IsTrue(PyTuple_GET_ITEM(row, 6)) && o->npos >= 1;
+    o->numbers = PyObject_IsTrue(PyTuple_GET_ITEM(row, 7));
+    int32_t top = o->self_slot;
+    for (int32_t j = 0; j < o->nparams; j++)
+        if (o->slot[j] > top) top = o->slot[j];
+    o->nslots = top + 1;
+    o->thunk = NULL;
+    if (ident != Py_None) {
+        const char *s = PyUnicode_AsUTF8(ident);
+        if (!s) return 0;
+        const ptpy_thunk_entry *e = ptpy_find_thunk(s);
+        if (e && e->nslots >= o->nslots) {
+            o->thunk = e->fn;
+            o->nslots = e->nslots;
+            *has_out |= e->out_kw;
+        }
+    }
+    return 1;
+}
+
+/* _fast_caller(slow, method, spec, keywords, same_self=False) -> a caller that walks the
+ * overloads of spec in order (Note [overload chains]) and hands every call no thunk takes to
+ * `slow`; keywords false: calls with keywords go to `slow` at once; same_self (a method): a result
+ * holding self's tensor is self's object. The caller keeps spec (its names are borrowed). */
+static PyObject *ptpy_make_fast_caller(PyObject *module, PyObject *args)
+{
+    (void)module;
+    PyObject *slow, *spec;
+    int method, keywords, same_self = 0;
+    if (!PyArg_ParseTuple(args, "OpO!p|p:_fast_caller", &slow, &method, &PyTuple_Type, &spec,
+                          &keywords, &same_self))
+        return NULL;
+    ptpy_fastfn *f = ptpy_fastfn_new(slow, method, PyTuple_GET_SIZE(spec));
+    if (!f) return NULL;
+    Py_INCREF(spec);
+    f->spec = spec;
+    f->keywords = keywords;
+    f->same_self = method && same_self;
+    for (Py_ssize_t i = 0; i < f->n; i++) {
+        if (!ptpy_read_overload(PyTuple_GET_ITEM(spec, i), &f->overloads[i], &f->has_out)) {
+            Py_DECREF(f);
+            return NULL;
+        }
+    }
     PyObject_GC_Track((PyObject *)f);
     return (PyObject *)f;
 }
@@ -190,6 +309,9 @@ static PyObject *ptpy_set_operator(PyObject *module, PyObject *args)
         if (strcmp(ptpy_operators[i].dunder, dunder) != 0) continue;
         const ptpy_thunk_entry *e = ident ? ptpy_find_thunk(ident) : NULL;
         if (ident && !e) return PyErr_Format(PyExc_ValueError, "ident: no thunk for %s", ident);
+        if (e && e->nslots > PTPY_OPERATOR_SLOTS)
+            return PyErr_Format(PyExc_ValueError, "ident: %s takes too many arguments for a "
+                                "number slot", ident);
         ptpy_operators[i].thunk = e ? e->fn : NULL;
         Py_RETURN_NONE;
     }
@@ -312,6 +434,14 @@ static PyObject *ptpy_wrap_cdata(PyObject *module, PyObject *p)
     return t;
 }
 
+static PyObject *ptpy_has_thunk(PyObject *module, PyObject *ident)
+{
+    (void)module;
+    const char *s = PyUnicode_AsUTF8(ident);
+    if (!s) return NULL;
+    return PyBool_FromLong(ptpy_find_thunk(s) != NULL);
+}
+
 static PyObject *ptpy_fast_thunks(PyObject *module, PyObject *unused)
 {
     (void)module;
@@ -330,14 +460,18 @@ static PyObject *ptpy_fast_thunks(PyObject *module, PyObject *unused)
 
 static PyMethodDef ptpy_functions[] = {
     {"_fast_function", ptpy_make_fast_function, METH_VARARGS,
-     "_fast_function(ident, slow, method, out_ident=None): a C caller for pt_call_<ident>, "
+     "_fast_function(ident, slow, method): a C caller for pt_call_<ident>'s positional calls, "
      "or None"},
+    {"_fast_caller", ptpy_make_fast_caller, METH_VARARGS,
+     "_fast_caller(slow, method, spec, keywords, same_self=False): a C caller of a chain of overloads "
+     "(Note [overload chains])"},
     {"_set_operator", ptpy_set_operator, METH_VARARGS,
      "_set_operator(dunder, ident): the operator a Tensor number slot calls"},
     {"_python_setup", ptpy_python_setup, METH_VARARGS,
      "_python_setup(Tensor, ctype, fail, operator_fallback, Size, dtypes, device)"},
     {"_fast_thunks", ptpy_fast_thunks, METH_NOARGS,
      "_fast_thunks(): (ident, operator, required arguments, self first) of every thunk"},
+    {"_has_thunk", ptpy_has_thunk, METH_O, "_has_thunk(ident): whether pt_call_<ident> has one"},
     {"_wrap", ptpy_wrap_cdata, METH_O, "_wrap(p): a Tensor adopting the reference p"},
     {"_wrapped_number", ptpy_wrapped_number_py, METH_O,
      "_wrapped_number(v): a Python number as a 0-dim wrapped-number tensor, or None"},

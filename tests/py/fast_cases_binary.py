@@ -67,3 +67,24 @@ CASES = {
     "bitwise_right_shift_Tensor": (lambda: (_i(2, 3, start=-2), _i(3, start=-1)), ""),
     "bitwise_right_shift__Tensor": (lambda: (_i(2, 3, start=-2), _i(3, start=30)), "inplace"),
 }
+
+# The Scalar overloads: reached through the overload chain when a number is given where the
+# Tensor overload's numbers are not taken (the operator objects, and methods of their own).
+for _name in ("add", "sub", "mul", "div", "divide", "true_divide", "floor_divide", "remainder",
+              "fmod", "eq", "ne", "lt", "le", "gt", "ge"):
+    CASES[f"{_name}_Scalar"] = (lambda: (_t(2, 3, start=-2), 2), "")
+    CASES[f"{_name}__Scalar"] = (lambda: (_t(2, 3, start=-2), 1.5), "inplace")
+for _name in ("and", "or", "xor"):
+    CASES[f"bitwise_{_name}_Scalar"] = (lambda: (_i(2, 3, start=-2), 6), "")
+    CASES[f"bitwise_{_name}__Scalar"] = (lambda: (_i(2, 3, start=-2), True), "inplace")
+    CASES[f"bitwise_{_name}_Scalar_Tensor"] = (lambda: (5, _i(2, 3, start=-2)), "")
+for _name in ("left_shift", "right_shift"):
+    CASES[f"bitwise_{_name}_Tensor_Scalar"] = (lambda: (_i(2, 3, start=-2), 2), "")
+    CASES[f"bitwise_{_name}__Tensor_Scalar"] = (lambda: (_i(2, 3, start=-2), 1), "inplace")
+    CASES[f"bitwise_{_name}_Scalar_Tensor"] = (lambda: (64, _i(2, 3, start=0)), "")
+CASES.update({
+    "remainder_Scalar_Tensor": (lambda: (7, _i(2, 3, start=1)), ""),
+    "pow_Tensor_Scalar": (lambda: (_t(2, 3, start=-2), 2), ""),
+    "pow__Scalar": (lambda: (_t(2, 3, start=0), 0.5), "inplace"),
+    "pow_Scalar": (lambda: (2, _i(2, 3, start=-1)), ""),
+})

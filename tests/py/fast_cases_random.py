@@ -27,3 +27,11 @@ CASES = {
     "dropout": (lambda: (_probs(3, 4), 0.5, True), "seeded"),
     "dropout_": (lambda: (_probs(3, 4), 0.25, True), "seeded inplace"),
 }
+
+# Random factories and fills whose required arguments are sizes or numbers.
+CASES.update({
+    "rand": (lambda: ((2, 3),), "seeded"),
+    "randn": (lambda: ([4],), "seeded"),
+    "normal_float_float": (lambda: (1.0, 2.0, (3, 2)), "seeded"),
+    "random__from": (lambda: (pytensor.zeros(6, dtype=pytensor.int64), -3, 9), "seeded inplace"),
+})

@@ -42,3 +42,13 @@ CASES = {
     "cumprod": (lambda: (_t(2, 3) + 1, 1), ""),
     "cumprod_": (lambda: (_t(2, 3) + 1, -1), "inplace"),
 }
+
+# Reductions over dims given as an int list or one int (int[1]).
+CASES.update({
+    "sum_dim_IntList": (lambda: (_t(2, 3), (0, 1)), ""),
+    "mean_dim": (lambda: (_t(2, 3), 1), ""),
+    "std_dim": (lambda: (_mixed(), [1]), ""),
+    "var_dim": (lambda: (_mixed(), 0), ""),
+    "logsumexp": (lambda: (_mixed(), -1), ""),
+    "norm_ScalarOpt_dim": (lambda: (_mixed(), 3, (1,)), ""),
+})

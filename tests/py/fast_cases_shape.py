@@ -34,3 +34,23 @@ CASES = {
     "triu": (lambda: (_t(2, 3, 4),), ""),
     "triu_": (lambda: (_t(2, 3, 4),), "inplace"),
 }
+
+# The int-list operators: t.view(2, 3), t.permute(1, 0), ... (the int-list sugar and tuples).
+CASES.update({
+    "view": (lambda: (_t(2, 3), (3, -1)), ""),
+    "reshape": (lambda: (_t(2, 3).t(), [6]), ""),
+    "permute": (lambda: (_t(2, 3, 4), (2, 0, 1)), ""),
+    "expand": (lambda: (_t(3, 1), (2, 3, 4)), ""),
+    "squeeze_dims": (lambda: (_t(1, 3, 1), (0, 2)), ""),
+    "as_strided": (lambda: (_t(3, 4), (2, 2), (1, 4)), ""),
+    "flip": (lambda: (_t(2, 3), (0, 1)), ""),
+    "roll": (lambda: (_t(2, 3), 1), ""),
+    "repeat": (lambda: (_t(2, 3), (2, 1, 2)), ""),
+    "tile": (lambda: (_t(2, 3), (2,)), ""),
+    "resize_": (lambda: (_t(2, 3), (3, 2)), "inplace"),
+    "masked_fill_Scalar": (lambda: (_t(2, 3), _mask(False, True, True), 2.5), ""),
+    "masked_fill__Scalar": (lambda: (_t(2, 3), _mask(True, False, True), -1), "inplace"),
+    "scatter_value": (lambda: (_t(3, 4), 0, _index([2, 0, 1]), 9.0), ""),
+    "scatter__value": (lambda: (_t(3, 4), 1, _index([3], [0], [1]), -2), "inplace"),
+    "fill__Scalar": (lambda: (_t(2, 3), 4.5), "inplace"),
+})

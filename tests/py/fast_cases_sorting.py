@@ -17,3 +17,8 @@ CASES = {
     "pdist": (lambda: (_t(4, 3),), ""),
     "_pdist_forward": (lambda: (_t(5, 2, dtype=pytensor.float64),), ""),
 }
+
+CASES.update({
+    "_cdist_forward": (lambda: (pytensor.arange(6.0).reshape(3, 2),
+                                pytensor.arange(4.0).reshape(2, 2), 2.0, None), ""),
+})

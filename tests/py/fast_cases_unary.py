@@ -36,3 +36,16 @@ CASES.update({
     "softmax_int": (lambda: (_t(3, 4), -1), ""),
     "log_softmax_int": (lambda: (_t(3, 4), 0), ""),
 })
+
+# The Scalar forms of clamp_min/clamp_max/threshold/where.
+CASES.update({
+    "clamp_min": (lambda: (_t(2, 3), 0), ""),
+    "clamp_min_": (lambda: (_t(2, 3), -0.1), "inplace"),
+    "clamp_max": (lambda: (_t(2, 3), 0.1), ""),
+    "clamp_max_": (lambda: (_t(2, 3), 0), "inplace"),
+    "threshold": (lambda: (_t(2, 3), 0.0, -5), ""),
+    "threshold_": (lambda: (_t(2, 3), 0.1, 7.5), "inplace"),
+    "where_Scalar": (lambda: (pytensor.tensor([True, False, True]), 1.5, 0), ""),
+    "where_ScalarSelf": (lambda: (pytensor.tensor([True, False, True]), 2, _t(3)), ""),
+    "where_ScalarOther": (lambda: (pytensor.tensor([True, False, True]), _t(2, 3), -1.0), ""),
+})

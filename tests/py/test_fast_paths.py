@@ -615,3 +615,191 @@ def test_internal_set_up_functions_refuse_bad_arguments():
     assert w.dtype == pytensor.int64 and w.item() == -2 ** 63 and w.shape == ()
     assert isinstance(_core._FastMethod.__mro__[1], type) and \
         issubclass(_core._FastMethod, _core._FastFunction)
+
+
+# ---------------------------------------------------------------- keywords, int-list sugar, chains
+def _taken_by_a_thunk(fn, args, kwargs) -> bool:
+    """Whether a C caller serves the call without its binding: the same chain (_chain) is made
+    again with a binding that records being called."""
+    binding, spec, keywords, same_self = fn._chain
+    seen = []
+
+    def record(*a, **k):
+        seen.append(1)
+        return binding(*a, **k)
+
+    probe = _core._fast_caller(record, isinstance(fn, _core._FastMethod), spec, keywords,
+                               same_self)
+    try:
+        probe(*args, **kwargs)
+    except Exception:  # noqa: BLE001 - a refused call: who refused it is what counts
+        pass
+    return not seen
+
+
+def _same_or_same_error(fast, slow, args_fast, args_slow, kwargs, mode=""):
+    results = []
+    for fn, args in ((fast, args_fast), (slow, args_slow)):
+        if "seeded" in mode:
+            pytensor.manual_seed(7)
+        try:
+            results.append((fn(*args, **kwargs), None))
+        except Exception as e:  # noqa: BLE001 - both paths must raise alike
+            results.append((None, e))
+    (r_fast, e_fast), (r_slow, e_slow) = results
+    if e_slow is not None or e_fast is not None:
+        assert type(e_fast) is type(e_slow) and str(e_fast) == str(e_slow), (e_fast, e_slow)
+        return
+    if "uninitialized" in mode:
+        assert (r_fast.shape, r_fast.dtype, r_fast.stride()) == \
+            (r_slow.shape, r_slow.dtype, r_slow.stride())
+    else:
+        _same(r_fast, r_slow)
+    if "self" in mode:
+        assert (r_fast is args_fast[0]) == (r_slow is args_slow[0])
+
+
+def _f(name):
+    return lambda: getattr(pytensor, name)
+
+
+def _m(name):
+    def get():
+        getattr(pytensor.Tensor, name)  # a method made on first use replaces its placeholder
+        return pytensor.Tensor.__dict__[name]
+    return get
+
+
+_F64 = pytensor.float64
+# (caller, argument maker, keywords, mode): "fast" says the call must be a thunk's. Each is called
+# through its C caller and through the binding (its __wrapped__): same results or same errors.
+CALL_FORMS = [
+    # keywords of optional and keyword-only parameters, and the overload chain
+    (_f("add"), lambda: (_t(2, 3), _t(3)), {"alpha": 2}, "fast"),
+    (_f("add"), lambda: (_t(2, 3), 2), {"alpha": 1.5}, "fast"),
+    (_f("sub"), lambda: (_t(2, 3), _t(3)), {"alpha": True}, "fast"),
+    (_m("clamp"), lambda: (_t(2, 3) - 2,), {"min": 0}, "fast"),
+    (_m("clamp"), lambda: (_t(2, 3) - 2,), {"min": 0, "max": 1.5}, "fast"),
+    (_m("clamp"), lambda: (_t(2, 3) - 2,), {"max": _t(3)}, "fast"),
+    (_m("clamp"), lambda: (_t(2, 3),), {"min": None}, "fast"),        # refused alike
+    (_m("sum"), lambda: (_t(2, 3),), {"dim": 1}, "fast"),
+    (_m("sum"), lambda: (_t(2, 3), 1), {"keepdim": True}, "fast"),
+    (_m("sum"), lambda: (_t(2, 3), (0, 1)), {}, "fast"),
+    (_m("sum"), lambda: (_t(2, 3), [-1]), {"dtype": _F64}, "fast"),
+    (_m("sum"), lambda: (_t(2, 3),), {"dtype": _F64}, "fast"),
+    (_m("sum"), lambda: (_t(2, 3),), {"axis": 0}, ""),                # NumPy's name: the binding
+    (_m("sum"), lambda: (_t(2, 3),), {"dim": 1, "keepdims": True}, ""),
+    (_m("sum"), lambda: (_t(2, 3),), {"dim": 1.5}, ""),
+    (_m("sum"), lambda: (_t(2, 3), 1), {"dim": 1}, ""),               # given twice: refused
+    (_m("sum"), lambda: (_t(2, 3),), {"dims": 1}, ""),                # unknown: refused
+    (_m("mean"), lambda: (_t(2, 3),), {"dim": -1}, "fast"),
+    (_m("mean"), lambda: (_t(2, 3, dtype=pytensor.int32),), {"dim": -1}, "fast"),
+    (_f("softmax"), lambda: (_t(2, 3),), {"dim": -1}, "fast"),
+    (_f("softmax"), lambda: (_t(2, 3), 0), {"dtype": _F64}, "fast"),
+    (_m("pow"), lambda: (_t(2, 3),), {}, ""),
+    (_m("pow"), lambda: (_t(2, 3), 2), {}, "fast"),
+    (_m("pow"), lambda: (_t(2, 3), 2 ** 70), {}, ""),
+    (_m("lt"), lambda: (_t(2, 3), 0), {}, "fast"),
+    (_m("mm"), lambda: (_t(2, 3), _t(3, 2)), {}, "fast"),
+    (_f("add"), lambda: (_t(2, 3), _t(3)), {"out": None}, ""),
+    (_f("add"), lambda: (_t(2, 3), _t(3)), {"out": pytensor.empty(0), "alpha": 3}, "fast"),
+    (_f("add"), lambda: (_t(2, 3),), {"other": _t(3)}, "fast"),
+    (_f("add"), lambda: (), {"input": _t(2, 3), "other": _t(3)}, "fast"),
+    (_f("unsqueeze"), lambda: (_t(2, 3),), {"dim": True}, ""),
+    # int-list sugar and the methods and factories written in Python
+    (_m("view"), lambda: (_t(2, 3), 3, 2), {}, "fast"),
+    (_m("view"), lambda: (_t(2, 3), -1), {}, "fast"),
+    (_m("view"), lambda: (_t(2, 3), (6,)), {}, "fast"),
+    (_m("view"), lambda: (_t(2, 3), [1, 6]), {}, "fast"),
+    (_m("view"), lambda: (_t(2, 3), pytensor.Size([3, 2])), {}, "fast"),
+    (_m("view"), lambda: (_t(2, 3), 4), {}, "fast"),                  # refused alike
+    (_m("view"), lambda: (_t(2, 3), 3, 2.0), {}, ""),
+    (_m("view"), lambda: (_t(2, 3), (3, True)), {}, ""),
+    (_m("view"), lambda: (_t(2, 3), _F64), {}, ""),
+    (_m("view"), lambda: (_t(2, 3),), {"size": (6,)}, ""),
+    (_m("view"), lambda: (_t(2, 3),), {}, ""),
+    (_m("reshape"), lambda: (_t(2, 3).t(), 6), {}, "fast"),
+    (_m("permute"), lambda: (_t(2, 3, 4), 2, 0, 1), {}, "fast"),
+    (_m("permute"), lambda: (_t(2, 3), (1, 0)), {}, "fast"),
+    (_m("expand"), lambda: (_t(3, 1), 2, 3, -1), {}, "fast"),
+    (_m("t"), lambda: (_t(2, 3),), {}, "fast"),
+    (_m("t"), lambda: (_t(2, 3, 4),), {}, "fast"),                    # refused alike
+    (_m("transpose"), lambda: (_t(2, 3, 4),), {"dim0": 0, "dim1": 2}, "fast"),
+    (_m("flatten"), lambda: (_t(2, 3, 4), 1), {}, "fast"),
+    (_m("flatten"), lambda: (_t(2, 3, 4),), {"end_dim": 1}, "fast"),
+    (_m("unsqueeze"), lambda: (_t(2, 3), -1), {}, "fast"),
+    (_m("narrow"), lambda: (_t(4, 5), 1, 1, 3), {}, "fast"),
+    (_m("select"), lambda: (_t(4, 5), 0, -1), {}, "fast"),
+    (_m("unfold"), lambda: (_t(8), 0, 3, 2), {}, "fast"),
+    (_m("to"), lambda: (_t(2, 3), _F64), {}, "fast self"),
+    (_m("to"), lambda: (_t(2, 3), pytensor.float32), {}, "fast self"),
+    (_m("to"), lambda: (_t(2, 3),), {"dtype": pytensor.float32, "copy": True}, "fast self"),
+    (_m("to"), lambda: (_t(2, 3), "cpu"), {}, "self"),
+    (_m("to"), lambda: (_t(2, 3), _t(1, dtype=_F64)), {}, "self"),
+    (_m("item"), lambda: (_t(1) + 2.5,), {}, "fast"),
+    (_m("item"), lambda: (pytensor.tensor([[-3]]),), {}, "fast"),
+    (_m("item"), lambda: (pytensor.tensor(True),), {}, ""),
+    (_m("item"), lambda: (pytensor.tensor(1 + 2j),), {}, ""),
+    (_m("item"), lambda: (_t(2),), {}, ""),                           # refused by the binding
+    (_f("tensor"), lambda: ([1.0, 2.5, -0.0, float("inf"), 1e300, 2 ** 53 + 1],), {}, "fast"),
+    (_f("tensor"), lambda: ((1, -2, 2 ** 63 - 1),), {}, "fast"),
+    (_f("tensor"), lambda: ([True, False],), {}, "fast"),
+    (_f("tensor"), lambda: ([1, 2.5],), {}, "fast"),
+    (_f("tensor"), lambda: ([1, 2 ** 64],), {}, ""),
+    (_f("tensor"), lambda: ([True, 2.5],), {}, ""),
+    (_f("tensor"), lambda: ([],), {}, ""),
+    (_f("tensor"), lambda: ([[1.0], [2.0]],), {}, ""),
+    (_f("tensor"), lambda: ([1j],), {}, ""),
+    (_f("tensor"), lambda: ([1.0],), {"dtype": _F64}, ""),
+    (_f("tensor"), lambda: (), {"data": [1.0]}, ""),
+    (_f("zeros"), lambda: (2, 3), {}, "fast"),
+    (_f("zeros"), lambda: ((2, 3),), {"dtype": _F64}, "fast"),
+    (_f("zeros"), lambda: ([],), {}, "fast"),
+    (_f("zeros"), lambda: (), {}, ""),
+    (_f("zeros"), lambda: (2, -3), {}, "fast"),                       # refused alike
+    (_f("zeros"), lambda: (2,), {"requires_grad": False}, ""),
+    (_f("zeros"), lambda: (2,), {"size": (3,)}, ""),
+    (_f("ones"), lambda: (4,), {"dtype": pytensor.int8}, "fast"),
+    (_f("empty"), lambda: (2, 3), {}, "fast uninitialized"),
+    (_f("full"), lambda: ((2, 3), 1.5), {}, "fast"),
+    (_f("full"), lambda: ((2,), 7), {}, "fast"),
+    (_f("full"), lambda: ((2,), True), {}, "fast"),
+    (_f("full"), lambda: ((2,), 1j), {}, "fast"),
+    (_f("full"), lambda: ((2,), 7), {"dtype": _F64}, "fast"),
+    (_f("arange"), lambda: (10,), {}, "fast"),
+    (_f("arange"), lambda: (2.5,), {}, "fast"),
+    (_f("arange"), lambda: (1, 4), {}, "fast"),
+    (_f("arange"), lambda: (0, 1, 0.25), {}, "fast"),
+    (_f("arange"), lambda: (5,), {"dtype": _F64}, "fast"),
+    (_f("arange"), lambda: (0, 10, 0), {}, "fast"),                    # refused alike
+    (_f("linspace"), lambda: (0, 1, 5), {}, "fast"),
+    (_f("zeros_like"), lambda: (_t(2, 3).t(),), {}, "fast"),
+    (_f("ones_like"), lambda: (_t(2, 3),), {"dtype": pytensor.int32}, "fast"),
+    (_f("empty_like"), lambda: (_t(2, 3).t(),), {}, "fast uninitialized"),
+    (_f("full_like"), lambda: (_t(2, 3), 2), {}, "fast"),
+    (_f("randn"), lambda: (4, 5), {}, "fast seeded"),
+    (_f("rand"), lambda: ((3,),), {"dtype": _F64}, "fast seeded"),
+    (_f("randn_like"), lambda: (_t(2, 3),), {}, "fast seeded"),
+]
+
+
+@pytest.mark.parametrize("i", range(len(CALL_FORMS)))
+def test_call_forms_match_their_bindings(i):
+    get, make, kwargs, mode = CALL_FORMS[i]
+    fn = get()
+    assert isinstance(fn, (_core._FastFunction, _core._FastMethod)), fn
+    _same_or_same_error(fn, fn.__wrapped__, make(), make(), kwargs, mode)
+    assert _taken_by_a_thunk(fn, make(), kwargs) == ("fast" in mode), (i, kwargs)
+
+
+def test_factories_follow_the_default_dtype():
+    old = pytensor.get_default_dtype()
+    pytensor.set_default_dtype(pytensor.float64)
+    try:
+        for fn, args in ((pytensor.zeros, (2,)), (pytensor.arange, (2.5,)),
+                         (pytensor.tensor, ([1, 0.5],)),
+                         (pytensor.full, ((2,), 0.5)), (pytensor.randn, (3,)),
+                         (pytensor.empty, (1,))):
+            assert fn(*args).dtype == fn.__wrapped__(*args).dtype == pytensor.float64
+    finally:
+        pytensor.set_default_dtype(old)
