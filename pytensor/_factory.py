@@ -177,6 +177,28 @@ def _wide_dtype(kind: int) -> int:
     return (lib.PT_BOOL, lib.PT_INT64, lib.PT_FLOAT64, lib.PT_COMPLEX128)[kind]
 
 
+def _flat_elements(data, shape: list, iter_only: bool = False) -> list:
+    """The elements of nested sequences in row-major order, checked against the shape their
+    len() claims: a sequence whose len() lies (claims 2**62 items, or fewer than it yields) is an
+    error, never a buffer sized by the claim."""
+    try:
+        if iter_only or len(shape) == 1:
+            flat = list(data)
+        else:
+            flat = []
+            _flatten(data, shape, 0, flat)
+    except MemoryError:
+        raise MemoryError(f"tensor(): data claims the shape {shape}, more elements than memory "
+                          "can hold") from None
+    numel = 1
+    for n in shape[1:] if iter_only else shape:
+        numel *= n
+    if not iter_only and len(flat) != numel or iter_only and len(flat) != shape[0]:
+        raise ValueError(f"tensor(): data claims the shape {shape} through len() but holds "
+                         f"{len(flat)} elements")
+    return flat
+
+
 def _from_flat(flat: list, shape: list, inferred: int, target: int, explicit: bool,
                cdev) -> Tensor:
     data_kind = _kind_of(inferred)
@@ -243,9 +265,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad: bool = False,
         cdev = _device._to_cdevice(device)
         if t is list or t is tuple:
             shape = _infer_shape(data)
-            flat = list(data) if len(shape) == 1 else []
-            if len(shape) > 1:
-                _flatten(data, shape, 0, flat)
+            flat = _flat_elements(data, shape)
         else:
             shape, flat = [], [data]
         inferred, flat = _infer_dtype(flat, len(shape))
@@ -260,7 +280,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad: bool = False,
     elif isinstance(data, (str, bytes)):
         raise TypeError(f"tensor(): invalid data type '{t.__name__}'")
     elif isinstance(data, (list, tuple, range)):
-        return tensor(list(data), dtype=dtype, device=device)
+        return tensor(_flat_elements(data, [len(data)], iter_only=True), dtype=dtype,
+                      device=device)
     else:
         return tensor(_number(data, "data"), dtype=dtype, device=device)
     copy = _call(lib.pt_tensor_clone, src._h, lib.PT_MEMORY_FORMAT_CONTIGUOUS)
