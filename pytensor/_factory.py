@@ -84,7 +84,7 @@ def _element_dtype(t: type, sample, depth: int) -> int:
     if issubclass(t, float):
         return _default_dtype_id()
     if issubclass(t, complex):
-        return _dtype.get_default_dtype().to_complex()._id
+        return _dtype._default_complex_dtype()._id
     if issubclass(t, Tensor):
         if sample.numel() != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
@@ -103,7 +103,7 @@ def _infer_dtype(flat: list, depth: int):
     types = set(map(type, flat))
     if types <= _PLAIN:
         if complex in types:
-            return _dtype.get_default_dtype().to_complex()._id, flat
+            return _dtype._default_complex_dtype()._id, flat
         if float in types or not types:
             return _default_dtype_id(), flat
         return (lib.PT_INT64 if int in types else lib.PT_BOOL), flat
@@ -412,7 +412,7 @@ def _fill_dtype(value):
     if isinstance(value, int):
         return _dtype._dtypes_by_id[lib.PT_INT64]
     if isinstance(value, complex):
-        return _dtype.get_default_dtype().to_complex()
+        return _dtype._default_complex_dtype()
     if isinstance(value, float):
         return _dtype.get_default_dtype()
     return _dtype._dtypes_by_id[_element_dtype(type(value), value, 0)]
@@ -439,7 +439,7 @@ def _range_dtype(values, dtype):
     if dtype is not None:
         return _dtype_id(dtype)
     if any(isinstance(v, complex) or (isinstance(v, Tensor) and v.is_complex()) for v in values):
-        return _dtype.get_default_dtype().to_complex()._id
+        return _dtype._default_complex_dtype()._id
     if all(isinstance(v, int) or (isinstance(v, Tensor) and not v.is_floating_point()
                                   and not v.is_complex()) for v in values):
         return lib.PT_INT64
@@ -475,7 +475,7 @@ def linspace(start, end, steps: int, *, dtype=None, device=None, layout=None,
     if dtype is not None:
         dt = _dtype_id(dtype)
     elif isinstance(start, complex) or isinstance(end, complex):
-        dt = _dtype.get_default_dtype().to_complex()._id
+        dt = _dtype._default_complex_dtype()._id
     else:
         dt = _default_dtype_id()
     n = _size_args((steps,), "linspace", "steps")
