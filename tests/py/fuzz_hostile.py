@@ -63,7 +63,12 @@ TENSORS = ["X", "X.t()", "X[1:]", "X[:, ::2]", "X.expand(2, 4, 4)", "Y", "I",
            "pytensor.arange(6.).as_strided((3,), (-2,), 5)", "pytensor.arange(24.).reshape(2, 3, 4)",
            "pytensor.tensor([True, False, True])", "pytensor.tensor([[0, 1]])",
            "pytensor.ones(2, 3, device='meta')", "pytensor.randn(5, 5).tril()",
-           "pytensor.tensor([1 + 2j, float('nan')])"] + \
+           "pytensor.tensor([1 + 2j, float('nan')])", "pytensor.empty(0, 2**62)",
+           "pytensor.empty(2**31, 0, 2**31)", "pytensor.zeros([1] * 63 + [2])",
+           "pytensor.tensor([2**62, -2**63])", "pytensor.tensor([[2**63 - 1]])",
+           "pytensor.ones(3)[None, :, None]", "pytensor.ones(1).expand(2**40)",
+           "pytensor.arange(16.).as_strided((2, 2), (0, 7))",
+           "pytensor.ones(4, 4).as_strided((3, 3), (1, 1))"] + \
           [f"pytensor.ones(2, 3, dtype=pytensor.{d})" for d in DTYPES] + \
           [f"pytensor.tensor(1, dtype=pytensor.{d})" for d in DTYPES]
 KWARGS = ["dim", "keepdim", "dtype", "out", "device", "generator", "size", "alpha", "value", "p",
@@ -180,7 +185,7 @@ def make_calls(seed: int, count: int) -> list:
 
 # ---------------------------------------------------------------- the child
 def child(path: str, start: int) -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (6 << 30, 6 << 30))
+    resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
     with open(path) as f:
         calls = json.load(f)
     base = {}
