@@ -497,6 +497,9 @@ class Tensor(_TensorBase):
         [[1, 3], [2, 4]]
         """
         d = _wrap_dim(_dim_arg(dim, "unbind"), lib.pt_tensor_ndim(self._h))
+        if lib.pt_tensor_sizes(self._h)[d] > _MAX_PIECES:
+            raise MemoryError(f"unbind: {lib.pt_tensor_sizes(self._h)[d]} pieces are more than "
+                              f"memory can hold (at most {_MAX_PIECES})")
         return tuple(
             _ret(lib.pt_call_select_int(self._h, d, i))
             for i in range(lib.pt_tensor_sizes(self._h)[d])
@@ -877,6 +880,9 @@ def _build(module) -> None:
 
 
 # These modules import Tensor and the helpers above.
+_MAX_PIECES = 2**31 - 1  # as split and chunk: each piece is a tensor object of its own
+
+
 def _check_other(other, fname: str) -> None:
     if not isinstance(other, Tensor):
         raise TypeError(f"{fname}(): argument 'other' (position 1) must be Tensor, not "

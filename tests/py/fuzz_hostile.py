@@ -66,7 +66,7 @@ TENSORS = ["X", "X.t()", "X[1:]", "X[:, ::2]", "X.expand(2, 4, 4)", "Y", "I",
            "pytensor.tensor([1 + 2j, float('nan')])", "pytensor.empty(0, 2**62)",
            "pytensor.empty(2**31, 0, 2**31)", "pytensor.zeros([1] * 63 + [2])",
            "pytensor.tensor([2**62, -2**63])", "pytensor.tensor([[2**63 - 1]])",
-           "pytensor.ones(3)[None, :, None]", "pytensor.ones(1).expand(2**40)",
+           "pytensor.ones(3)[None, :, None]", "pytensor.ones(1).expand(2**16)",
            "pytensor.arange(16.).as_strided((2, 2), (0, 7))",
            "pytensor.ones(4, 4).as_strided((3, 3), (1, 1))"] + \
           [f"pytensor.ones(2, 3, dtype=pytensor.{d})" for d in DTYPES] + \
@@ -233,9 +233,11 @@ def run(calls: list, timeout: float, deadline: float | None = None, log=None) ->
             p = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--child", path,
                                   str(start)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                  env=env, text=True, bufsize=1)
-            current, buf = None, ""
+            current, started = None, False
             while True:
-                ready, _, _ = select.select([p.stdout], [], [], timeout)
+                # The first line waits for the import too, on a machine that may be busy.
+                ready, _, _ = select.select([p.stdout], [], [], timeout if started else 120.0)
+                started = True
                 if not ready:  # the current call ran past the timeout
                     p.kill()
                     p.wait()

@@ -248,3 +248,27 @@ def test_repr_works_under_a_half_precision_default_dtype(default):
     """)
     assert out.splitlines() == ["tensor([1., 1.])", "tensor([1.+2.j])",
                                 "tensor([1., 1.], dtype=pytensor.float32)", "printed all"]
+
+
+# ---------------------------------------------------------------- found by the fuzzer
+@pytest.mark.parametrize("code, exc, text", [
+    ("pytensor.chunk(pytensor.empty(0, 2**62), 2**62, -1)", "MemoryError",
+     "split: 4611686018427387904 pieces are more than memory can hold (at most 2147483647)"),
+    ("pytensor.chunk(pytensor.empty(0), 2**62)", "MemoryError",
+     "chunk: 4611686018427387904 pieces are more than memory can hold"),
+    ("pytensor.empty(0, 2**63 - 1).split(1, 1)", "MemoryError",
+     "split: 9223372036854775807 pieces"),
+    ("pytensor.empty(0, 2**62).unbind(1)", "MemoryError",
+     "unbind: 4611686018427387904 pieces are more than memory can hold"),
+    ("pytensor.empty(0, 2**62).repeat(2, 2)", "RuntimeError",
+     "repeat: dim 1 of size 4611686018427387904 repeated 2 times overflows int64"),
+])
+def test_piece_counts_and_sizes_that_overflow_are_refused(code, exc, text):
+    expect_error(code, exc, text)
+
+
+def test_split_and_chunk_still_cut_as_torch_does():
+    assert [t.shape[0] for t in pytensor.arange(10).split(3)] == [3, 3, 3, 1]
+    assert [t.shape[0] for t in pytensor.arange(10).chunk(4)] == [3, 3, 3, 1]
+    assert [t.shape[0] for t in pytensor.arange(0).chunk(3)] == [0, 0, 0]
+    assert [t.shape[0] for t in pytensor.empty(2**62, 0).split(2**61)] == [2**61, 2**61]
