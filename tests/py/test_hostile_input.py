@@ -272,3 +272,12 @@ def test_split_and_chunk_still_cut_as_torch_does():
     assert [t.shape[0] for t in pytensor.arange(10).chunk(4)] == [3, 3, 3, 1]
     assert [t.shape[0] for t in pytensor.arange(0).chunk(3)] == [0, 0, 0]
     assert [t.shape[0] for t in pytensor.empty(2**62, 0).split(2**61)] == [2**61, 2**61]
+
+
+@pytest.mark.parametrize("arg", [2, None, "x", [1.0, 2.0]])
+def test_norm_of_a_non_tensor_is_a_type_error(arg):
+    with pytest.raises(TypeError, match=r"^norm\(\): argument 'input' \(position 1\) must be "
+                                        rf"Tensor, not {type(arg).__name__}$"):
+        pytensor.norm(arg, "fro")
+    with pytest.raises(TypeError):
+        pytensor.norm(arg, "nuc")
