@@ -13,6 +13,7 @@ from ._C import _raise, ffi, lib
 
 _index = operator.index
 _dtype_cls = _dtype.dtype
+_I64 = 1 << 63
 
 
 def _int64s(values):
@@ -25,30 +26,38 @@ def _size_args(args, fname: str, argname: str = "size") -> list:
         args = args[0]
     out = []
     for pos, x in enumerate(args):
-        if type(x) is int:
-            out.append(x)
-            continue
-        try:
-            out.append(_index(x))
-        except TypeError:
+        if type(x) is not int:
+            try:
+                x = _index(x)
+            except TypeError:
+                raise TypeError(
+                    f"{fname}(): argument '{argname}' must be tuple of ints, but found element "
+                    f"of type {type(x).__name__} at pos {pos}"
+                ) from None
+        if not -_I64 <= x < _I64:
             raise TypeError(
-                f"{fname}(): argument '{argname}' must be tuple of ints, but found element of "
-                f"type {type(x).__name__} at pos {pos}"
-            ) from None
+                f"{fname}(): argument '{argname}' failed to unpack the object at pos {pos + 1} "
+                'with error "Overflow when unpacking long long"'
+            )
+        out.append(x)
     return out
 
 
 def _dim_arg(x, fname: str, argname: str = "dim") -> int:
-    if type(x) is int:
+    if type(x) is int and -_I64 <= x < _I64:
         return x
     try:
         if isinstance(x, bool):  # torch refuses bools where it wants an int
             raise TypeError
-        return _index(x)
+        x = _index(x)
     except TypeError:
         raise TypeError(
             f"{fname}(): argument '{argname}' must be int, not {type(x).__name__}"
         ) from None
+    if not -_I64 <= x < _I64:
+        raise ValueError(f"{fname}(): argument '{argname}' = {x}: Overflow when unpacking long "
+                         "long")
+    return x
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:

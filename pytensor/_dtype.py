@@ -210,6 +210,12 @@ def set_default_dtype(d) -> None:
     lib.pt_dtype_set_default(d._id)  # C promotes wrapped Python floats to the default dtype
 
 
+def _default_complex_dtype() -> dtype:
+    """The dtype Python complex numbers become: the complex one of the default dtype's width, or
+    complex64 for float16 and bfloat16 (pytensor has no complex32)."""
+    return _default_complex
+
+
 def promote_types(type1, type2) -> dtype:
     """The smallest dtype both arguments can be cast to, by PyTorch's rules.
 

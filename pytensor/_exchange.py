@@ -242,6 +242,8 @@ def array_interface(t: Tensor) -> dict:
     shape = tuple(ffi.unpack(lib.pt_tensor_sizes(h), ndim)) if ndim else ()
     item = dt.itemsize
     strides = tuple(s * item for s in ffi.unpack(lib.pt_tensor_strides(h), ndim)) if ndim else ()
+    # NumPy reads these bytes for as long as the array lives: never free or move them.
+    lib.pt_storage_lend(lib.pt_tensor_storage(h))
     return {
         "version": 3,
         "shape": shape,

@@ -84,7 +84,7 @@ def _element_dtype(t: type, sample, depth: int) -> int:
     if issubclass(t, float):
         return _default_dtype_id()
     if issubclass(t, complex):
-        return _dtype.get_default_dtype().to_complex()._id
+        return _dtype._default_complex_dtype()._id
     if issubclass(t, Tensor):
         if sample.numel() != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
@@ -103,7 +103,7 @@ def _infer_dtype(flat: list, depth: int):
     types = set(map(type, flat))
     if types <= _PLAIN:
         if complex in types:
-            return _dtype.get_default_dtype().to_complex()._id, flat
+            return _dtype._default_complex_dtype()._id, flat
         if float in types or not types:
             return _default_dtype_id(), flat
         return (lib.PT_INT64 if int in types else lib.PT_BOOL), flat
@@ -177,6 +177,28 @@ def _wide_dtype(kind: int) -> int:
     return (lib.PT_BOOL, lib.PT_INT64, lib.PT_FLOAT64, lib.PT_COMPLEX128)[kind]
 
 
+def _flat_elements(data, shape: list, iter_only: bool = False) -> list:
+    """The elements of nested sequences in row-major order, checked against the shape their
+    len() claims: a sequence whose len() lies (claims 2**62 items, or fewer than it yields) is an
+    error, never a buffer sized by the claim."""
+    try:
+        if iter_only or len(shape) == 1:
+            flat = list(data)
+        else:
+            flat = []
+            _flatten(data, shape, 0, flat)
+    except MemoryError:
+        raise MemoryError(f"tensor(): data claims the shape {shape}, more elements than memory "
+                          "can hold") from None
+    numel = 1
+    for n in shape[1:] if iter_only else shape:
+        numel *= n
+    if not iter_only and len(flat) != numel or iter_only and len(flat) != shape[0]:
+        raise ValueError(f"tensor(): data claims the shape {shape} through len() but holds "
+                         f"{len(flat)} elements")
+    return flat
+
+
 def _from_flat(flat: list, shape: list, inferred: int, target: int, explicit: bool,
                cdev) -> Tensor:
     data_kind = _kind_of(inferred)
@@ -243,9 +265,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad: bool = False,
         cdev = _device._to_cdevice(device)
         if t is list or t is tuple:
             shape = _infer_shape(data)
-            flat = list(data) if len(shape) == 1 else []
-            if len(shape) > 1:
-                _flatten(data, shape, 0, flat)
+            flat = _flat_elements(data, shape)
         else:
             shape, flat = [], [data]
         inferred, flat = _infer_dtype(flat, len(shape))
@@ -260,7 +280,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad: bool = False,
     elif isinstance(data, (str, bytes)):
         raise TypeError(f"tensor(): invalid data type '{t.__name__}'")
     elif isinstance(data, (list, tuple, range)):
-        return tensor(list(data), dtype=dtype, device=device)
+        return tensor(_flat_elements(data, [len(data)], iter_only=True), dtype=dtype,
+                      device=device)
     else:
         return tensor(_number(data, "data"), dtype=dtype, device=device)
     copy = _call(lib.pt_tensor_clone, src._h, lib.PT_MEMORY_FORMAT_CONTIGUOUS)
@@ -391,7 +412,7 @@ def _fill_dtype(value):
     if isinstance(value, int):
         return _dtype._dtypes_by_id[lib.PT_INT64]
     if isinstance(value, complex):
-        return _dtype.get_default_dtype().to_complex()
+        return _dtype._default_complex_dtype()
     if isinstance(value, float):
         return _dtype.get_default_dtype()
     return _dtype._dtypes_by_id[_element_dtype(type(value), value, 0)]
@@ -418,7 +439,7 @@ def _range_dtype(values, dtype):
     if dtype is not None:
         return _dtype_id(dtype)
     if any(isinstance(v, complex) or (isinstance(v, Tensor) and v.is_complex()) for v in values):
-        return _dtype.get_default_dtype().to_complex()._id
+        return _dtype._default_complex_dtype()._id
     if all(isinstance(v, int) or (isinstance(v, Tensor) and not v.is_floating_point()
                                   and not v.is_complex()) for v in values):
         return lib.PT_INT64
@@ -454,7 +475,7 @@ def linspace(start, end, steps: int, *, dtype=None, device=None, layout=None,
     if dtype is not None:
         dt = _dtype_id(dtype)
     elif isinstance(start, complex) or isinstance(end, complex):
-        dt = _dtype.get_default_dtype().to_complex()._id
+        dt = _dtype._default_complex_dtype()._id
     else:
         dt = _default_dtype_id()
     n = _size_args((steps,), "linspace", "steps")

@@ -202,7 +202,11 @@ def convert(p: Param, v, numbers: bool = False):
             return None
         raise _Bad
     if not p.list:
-        return _ACCEPT[p.code](v, numbers)
+        try:
+            return _ACCEPT[p.code](v, numbers)
+        except OverflowError:
+            raise OverflowError(f"argument '{p.name}' = {v} does not fit in 64 bits: int too "
+                                "big to convert") from None
     if p.N is not None and p.code in ("int", "bool") and not isinstance(v, (list, tuple)):
         return [_ACCEPT[p.code](v)] * p.N
     if not isinstance(v, (list, tuple)):

@@ -695,35 +695,64 @@ def c_arguments(sig: Sig, values) -> list:
 
 def call(sig: Sig, values):
     """Calls an overload with canonical values; returns its Python result."""
-    if sig.entry is not None:
-        cargs = c_arguments(sig, values)
-        if sig.ret_ptr:
-            r = sig.entry(*cargs)
-            if r == _NULL:
-                _fail()
-            a = sig.aliases[0]
-            if a is not None:
-                lib.pt_tensor_release(r)
-                return values[a]
-            return _wrap(r)
-        outs = [ffi.new(t) for t in sig.out_types]
-        st = sig.entry(*cargs, *outs)
-        if st:
-            _raise(st)
-        results = []
-        for r, ctype, o in zip(sig.returns, sig.out_types, outs):
-            if ctype == "pt_tensor **":
-                results.append(_wrap(o[0]))
-            elif ctype == "pt_scalar *":
-                results.append(_scalar_value(o))
-            elif r.code == "bool":
-                results.append(bool(o[0]))
-            elif r.code == "dtype":
-                results.append(_dtype._dtypes_by_id[o[0]])
-            else:
-                results.append(o[0])
-        return _pack(sig, results, values)
-    return call_boxed(sig, values)
+    try:
+        if sig.entry is not None:
+            cargs = c_arguments(sig, values)
+            if sig.ret_ptr:
+                r = sig.entry(*cargs)
+                if r == _NULL:
+                    _fail()
+                a = sig.aliases[0]
+                if a is not None:
+                    lib.pt_tensor_release(r)
+                    return values[a]
+                return _wrap(r)
+            outs = [ffi.new(t) for t in sig.out_types]
+            st = sig.entry(*cargs, *outs)
+            if st:
+                _raise(st)
+            results = []
+            for r, ctype, o in zip(sig.returns, sig.out_types, outs):
+                if ctype == "pt_tensor **":
+                    results.append(_wrap(o[0]))
+                elif ctype == "pt_scalar *":
+                    results.append(_scalar_value(o))
+                elif r.code == "bool":
+                    results.append(bool(o[0]))
+                elif r.code == "dtype":
+                    results.append(_dtype._dtypes_by_id[o[0]])
+                else:
+                    results.append(o[0])
+            return _pack(sig, results, values)
+        return call_boxed(sig, values)
+    except OverflowError:
+        _raise_overflow(sig, values)
+        raise
+
+
+_I64 = 1 << 63
+
+
+def _raise_overflow(sig: Sig, values) -> None:
+    """Names the argument behind cffi's bare "int too big to convert", in torch's words: an int
+    list fails to unpack (TypeError), an int overflows (ValueError), a Scalar is too big
+    (OverflowError). Returns when no argument is to blame."""
+    fname = sig.name
+    for pos, (p, v) in enumerate(zip(sig.params, values), 1):
+        if isinstance(v, bool) or p.ckind in ("T", "TL", None):
+            continue
+        if isinstance(v, int) and not -_I64 <= v < _I64:
+            if p.ckind == "S":
+                raise OverflowError(f"{fname}(): argument '{p.name}' (position {pos}) = {v} "
+                                    "does not fit in 64 bits: int too big to convert") from None
+            raise ValueError(f"{fname}(): argument '{p.name}' (position {pos}) = {v}: "
+                             "Overflow when unpacking long long") from None
+        if isinstance(v, (list, tuple)):
+            for i, x in enumerate(v, 1):
+                if isinstance(x, int) and not -_I64 <= x < _I64:
+                    raise TypeError(f"{fname}(): argument '{p.name}' failed to unpack the object "
+                                    f"at pos {i} with error \"Overflow when unpacking long "
+                                    "long\"") from None
 
 
 def call_boxed(sig: Sig, values):

@@ -319,6 +319,7 @@ class Tensor(_TensorBase):
         return _ret(lib.pt_call_view(self._h, len(sizes), _int64s(sizes)))
 
     def view_as(self, other: "Tensor") -> "Tensor":
+        _check_other(other, "view_as")
         return self.view(other.shape)
 
     def reshape(self, *shape) -> "Tensor":
@@ -331,6 +332,7 @@ class Tensor(_TensorBase):
         return _ret(lib.pt_call_reshape(self._h, len(sizes), _int64s(sizes)))
 
     def reshape_as(self, other: "Tensor") -> "Tensor":
+        _check_other(other, "reshape_as")
         return self.reshape(other.shape)
 
     def flatten(self, start_dim: int = 0, end_dim: int = -1) -> "Tensor":
@@ -407,6 +409,7 @@ class Tensor(_TensorBase):
         return _ret(lib.pt_call_expand(self._h, len(s), _int64s(s), 0))
 
     def expand_as(self, other: "Tensor") -> "Tensor":
+        _check_other(other, "expand_as")
         return self.expand(other.shape)
 
     def squeeze(self, dim=None) -> "Tensor":
@@ -481,6 +484,9 @@ class Tensor(_TensorBase):
         [[1, 3], [2, 4]]
         """
         d = _wrap_dim(_dim_arg(dim, "unbind"), lib.pt_tensor_ndim(self._h))
+        if lib.pt_tensor_sizes(self._h)[d] > _MAX_PIECES:
+            raise MemoryError(f"unbind: {lib.pt_tensor_sizes(self._h)[d]} pieces are more than "
+                              f"memory can hold (at most {_MAX_PIECES})")
         return tuple(
             _ret(lib.pt_call_select_int(self._h, d, i))
             for i in range(lib.pt_tensor_sizes(self._h)[d])
@@ -613,6 +619,7 @@ class Tensor(_TensorBase):
         >>> pytensor.zeros(1).type_as(pytensor.zeros(1, dtype=pytensor.int8)).dtype
         pytensor.int8
         """
+        _check_other(other, "type_as")
         return self.to(other.device, other.dtype)
 
     # ------------------------------------------------------------ random fills
@@ -887,4 +894,13 @@ _WRITTEN_METHODS = {
 
 
 # These modules import Tensor and the helpers above.
+_MAX_PIECES = 2**31 - 1  # as split and chunk: each piece is a tensor object of its own
+
+
+def _check_other(other, fname: str) -> None:
+    if not isinstance(other, Tensor):
+        raise TypeError(f"{fname}(): argument 'other' (position 1) must be Tensor, not "
+                        f"{type(other).__name__}")
+
+
 from . import _exchange, _factory, _indexing, _legacy, _tensor_str  # noqa: E402

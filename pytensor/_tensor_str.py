@@ -216,7 +216,7 @@ def _str(t: Tensor) -> str:
         suffixes.append(f"device='{t.device}'")
     dt = t.dtype
     default = _dtype.get_default_dtype()
-    has_default_dtype = dt in (default, default.to_complex(), _dtype._dtypes_by_id[lib.PT_INT64],
+    has_default_dtype = dt in (default, _dtype._default_complex_dtype(), _dtype._dtypes_by_id[lib.PT_INT64],
                                _dtype._dtypes_by_id[lib.PT_BOOL])
     if device_type == lib.PT_DEV_META:
         suffixes.append(f"size={tuple(t.shape)}")

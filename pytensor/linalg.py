@@ -297,6 +297,10 @@ def norm(*args, **kwargs):
 def _functional_norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     """torch.functional.norm on strided tensors: a string p ("fro" over all elements or one or
     two dims, otherwise a matrix norm), a number (or None, 2) a vector norm."""
+    from ._tensor import Tensor
+    if not isinstance(input, Tensor):  # torch lets an AttributeError out here
+        raise TypeError(f"norm(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
     if dim is not None:
         _dim = [dim] if _opargs._is_index(dim) else dim
     else:

@@ -62,6 +62,7 @@ static pt_status export_begin(pt_tensor *t, export_ctx **out, pt_dl_tensor *dl)
     memcpy(ctx->dims + t->ndim, t->strides, sizeof(int64_t) * (size_t)t->ndim);
     pt_tensor_retain(t);
     ctx->tensor = t;
+    pt_storage_lend(t->storage);
     *dl = (pt_dl_tensor){
         .data = pt_tensor_data(t),
         .device = device,

@@ -187,6 +187,8 @@ int32_t pt_storage_resizable(const pt_storage *s) { return s->resizable; }
 int32_t pt_storage_writable(const pt_storage *s) { return s->writable; }
 int32_t pt_storage_is_shared(const pt_storage *s) { return s->shared; }
 
+void pt_storage_lend(pt_storage *s) { s->resizable = false; }
+
 int64_t pt_storage_refcount(const pt_storage *s)
 {
     return atomic_load_explicit(&((pt_storage *)s)->refcount, memory_order_relaxed);
@@ -210,12 +212,25 @@ static pt_status zero_bytes(void *dst, pt_device device, int64_t nbytes)
     return st;
 }
 
+/* Note [storage extent]
+ * A kernel trusts that every tensor's elements lie inside its storage: nothing on the per-op path
+ * compares a tensor's extent with the storage's bytes. A storage only grows under the tensor that
+ * resizes it, so the one way to break that is a shrink while tensors view the storage. Its
+ * holders are not tracked, only counted, so a shrink is refused while anyone but the caller holds
+ * a reference (a tensor, another storage object, an export); torch lets it through and then
+ * reads past the end. Growing is always safe: tensors reach the bytes through the storage. */
 pt_status pt_storage_resize(pt_storage *s, int64_t nbytes)
 {
     PT_TRY(check_nbytes(nbytes));
     if (!s->resizable || !s->allocator)
         return PT_ERROR(PT_ERR_RUNTIME, "Trying to resize storage that is not resizable");
     if (nbytes == s->nbytes) return PT_OK;
+    int64_t holders = pt_storage_refcount(s);
+    if (nbytes < s->nbytes && holders > 1)
+        return PT_ERROR(PT_ERR_RUNTIME, "resize_: cannot shrink a storage from %lld to %lld "
+                        "bytes while it has %lld other holder(s) (tensors viewing it, "
+                        "storages, exports)", (long long)s->nbytes, (long long)nbytes,
+                        (long long)(holders - 1));
     const pt_allocator_impl *a = s->allocator;
     void *data = NULL;
     if (nbytes > 0) PT_TRY(a->alloc(a->ctx, s->device.index, nbytes, &data));

@@ -197,8 +197,13 @@ PT_API int32_t pt_storage_resizable(const pt_storage *s);
 PT_API int32_t pt_storage_writable(const pt_storage *s);
 PT_API int32_t pt_storage_is_shared(const pt_storage *s);
 PT_API int64_t pt_storage_refcount(const pt_storage *s);
-/* PT_ERR_RUNTIME for storage that is not resizable; keeps min(old, new) bytes, new bytes are 0. */
+/* PT_ERR_RUNTIME for storage that is not resizable, and for a shrink while anything else holds a
+ * reference (Note [storage extent]); keeps min(old, new) bytes, new bytes are 0. */
 PT_API pt_status pt_storage_resize(pt_storage *s, int64_t nbytes);
+/* Marks the bytes as lent to a reader outside pytensor (NumPy, DLPack, a raw pointer): the
+ * storage is never resized again, so they are never freed or moved under that reader (torch
+ * does the same when it hands memory to NumPy). */
+PT_API void pt_storage_lend(pt_storage *s);
 
 /* ---------------------------------------------------------------- tensors (csrc/core/tensor.c, view.c) */
 typedef struct pt_tensor pt_tensor;

@@ -372,6 +372,15 @@ pt_status pt_kernel_nonzero_numpy(const pt_op *op, int32_t key, uint64_t keyset,
 /* ---------------------------------------------------------------- the indexing plan */
 
 enum { MAX_INDICES = PT_LOOP_MAX_OPERANDS - 2 };
+/* Note [indexed shapes past 64 dims]
+ * The result shape (dims before) + (index shape) + (dims after) can pass PT_MAX_DIMS although
+ * self and every index have at most PT_MAX_DIMS: the before and after dims number at most
+ * self->ndim, the index shape at most PT_MAX_DIMS, so the plan keeps room for twice that. A
+ * result (index) cannot be made with more dims than a tensor holds, and says so; a write
+ * (index_put) makes no such tensor, and torch takes it: the walk drops the size-1 dims (which
+ * move no operand) and refuses only when more than PT_MAX_DIMS dims of size >= 2 remain, a
+ * walk of 2**65 or more elements. */
+enum { PLAN_MAX_DIMS = 2 * PT_MAX_DIMS };
 
 typedef struct index_plan {
     pt_tensor *self;               /* self, permuted when the indexed dims were not adjacent */
@@ -382,7 +391,7 @@ typedef struct index_plan {
     int32_t ind;
     int64_t ishape[PT_MAX_DIMS];   /* the broadcast index shape */
     int32_t rnd;
-    int64_t rshape[PT_MAX_DIMS];   /* the result's shape */
+    int64_t rshape[PLAN_MAX_DIMS]; /* the result's shape: Note [indexed shapes past 64 dims] */
 } index_plan;
 
 static void plan_release(index_plan *p)
@@ -554,7 +563,8 @@ static void adv_loop(char **data, const int64_t *strides, int64_t n, void *vctx)
 }
 
 /* Walks the result shape; `other` is the result (index) or the values broadcast to the result
- * shape (index_put), whose element strides are other_st. */
+ * shape (index_put), whose element strides are other_st. Size-1 dims are dropped first (Note
+ * [indexed shapes past 64 dims]). */
 static pt_status adv_walk(const index_plan *p, char *other, const int64_t *other_st, bool put,
                           bool accumulate)
 {
@@ -563,29 +573,45 @@ static pt_status adv_walk(const index_plan *p, char *other, const int64_t *other
     adv_ctx c = {.nidx = p->nidx, .itemsize = item, .dtype = s->dtype, .put = put,
                  .accumulate = accumulate};
     int32_t nd = p->rnd, nops = 2 + p->nidx;
-    int64_t bytes[PT_LOOP_MAX_OPERANDS * PT_MAX_DIMS] = {0};
-    char *data[PT_LOOP_MAX_OPERANDS];
     /* operand 0: the values or the result; 1: self restrided; 2..: the indices */
+    int64_t self_st[PLAN_MAX_DIMS] = {0};
+    int64_t idx_full[MAX_INDICES][PLAN_MAX_DIMS];
+    char *data[PT_LOOP_MAX_OPERANDS];
     int32_t r = 0;
-    for (int32_t d = 0; d < p->first; d++, r++) bytes[nd + r] = s->strides[d] * item;
+    for (int32_t d = 0; d < p->first; d++, r++) self_st[r] = s->strides[d] * item;
     r += p->ind;
-    for (int32_t d = p->first + p->nidx; d < s->ndim; d++, r++)
-        bytes[nd + r] = s->strides[d] * item;
-    for (int32_t d = 0; d < nd; d++) bytes[d] = other_st[d] * item;
+    for (int32_t d = p->first + p->nidx; d < s->ndim; d++, r++) self_st[r] = s->strides[d] * item;
     for (int32_t j = 0; j < p->nidx; j++) {
         const pt_tensor *t = p->idx[j];
         int64_t isz = pt_dtype_itemsize(t->dtype);
-        for (int32_t d = 0; d < p->ind; d++)
-            bytes[(2 + j) * nd + p->first + d] = t->strides[d] * isz;
+        memset(idx_full[j], 0, sizeof(int64_t) * (size_t)nd);
+        for (int32_t d = 0; d < p->ind; d++) idx_full[j][p->first + d] = t->strides[d] * isz;
         data[2 + j] = pt_tensor_data(t);
         c.index_dtype[j] = t->dtype;
         c.size[j] = s->sizes[p->first + j];
         c.stride[j] = s->strides[p->first + j] * item;
         c.orig_dim[j] = p->orig_dim[j];
     }
+    int64_t shape[PT_MAX_DIMS], bytes[PT_LOOP_MAX_OPERANDS * PT_MAX_DIMS];
+    int32_t kept[PT_MAX_DIMS], nk = 0;
+    for (int32_t d = 0; d < nd; d++) {
+        if (p->rshape[d] == 1) continue;
+        if (nk == PT_MAX_DIMS)
+            return PT_ERROR(PT_ERR_RUNTIME, "index_put_: the indexed shape has more than %d "
+                            "dims of size 2 or more (%d in all); no such walk can end",
+                            PT_MAX_DIMS, (int)nd);
+        kept[nk++] = d;
+    }
+    for (int32_t k = 0; k < nk; k++) {
+        int32_t d = kept[k];
+        shape[k] = p->rshape[d];
+        bytes[k] = other_st[d] * item;
+        bytes[nk + k] = self_st[d];
+        for (int32_t j = 0; j < p->nidx; j++) bytes[(2 + j) * nk + k] = idx_full[j][d];
+    }
     data[0] = other;
     data[1] = pt_tensor_data(s);
-    pt_loop_nd(nops, data, bytes, nd, p->rshape, adv_loop, &c);
+    pt_loop_nd(nops, data, bytes, nk, shape, adv_loop, &c);
     if (!c.bad) return PT_OK;
     return PT_ERROR(PT_ERR_INDEX, "index %lld is out of bounds for dimension %d with size %lld",
                     (long long)c.bad_index, (int)c.bad_dim, (long long)c.bad_size);
@@ -640,6 +666,23 @@ pt_status pt_kernel_index_Tensor_out(const pt_tensor *self, int32_t indices_len,
 
 /* ---------------------------------------------------------------- index_put */
 
+/* Whether values broadcast to the indexed shape (which may pass PT_MAX_DIMS) without growing
+ * it. */
+static pt_status values_fit(const pt_tensor *values, int32_t rnd, const int64_t *rshape)
+{
+    bool fits = values->ndim <= rnd;
+    for (int32_t i = 0; fits && i < values->ndim; i++) {
+        int64_t v = values->sizes[values->ndim - 1 - i], r = rshape[rnd - 1 - i];
+        fits = v == r || v == 1;
+    }
+    if (fits) return PT_OK;
+    char v[PT_SHAPE_CHARS], r[PT_SHAPE_CHARS];
+    pt_format_ints(v, sizeof v, values->ndim, values->sizes);
+    pt_format_ints(r, sizeof r, rnd, rshape);
+    return PT_ERROR(PT_ERR_RUNTIME, "shape mismatch: value tensor of shape %s cannot be "
+                    "broadcast to indexing result of shape %s", v, r);
+}
+
 static pt_status put_into(pt_tensor *self, int32_t n, pt_tensor *const *indices,
                           const pt_tensor *values, int32_t accumulate)
 {
@@ -653,22 +696,13 @@ static pt_status put_into(pt_tensor *self, int32_t n, pt_tensor *const *indices,
     PT_TRY(check_index_devices(self, n, indices));
     index_plan p;
     PT_TRY(plan_build(self, n, indices, &p));
-    int32_t nd;
-    int64_t shape[PT_MAX_DIMS], vst[PT_MAX_DIMS];
-    pt_status st = pt_shape_broadcast(values->ndim, values->sizes, p.rnd, p.rshape, &nd, shape);
-    if (st != PT_OK || nd != p.rnd || memcmp(shape, p.rshape, sizeof(int64_t) * (size_t)nd)) {
-        char v[PT_SHAPE_CHARS], r[PT_SHAPE_CHARS];
-        pt_format_ints(v, sizeof v, values->ndim, values->sizes);
-        pt_format_ints(r, sizeof r, p.rnd, p.rshape);
-        st = PT_ERROR(PT_ERR_RUNTIME, "shape mismatch: value tensor of shape %s cannot be "
-                      "broadcast to indexing result of shape %s", v, r);
-    }
+    int64_t vst[PLAN_MAX_DIMS];
+    pt_status st = values_fit(values, p.rnd, p.rshape);
     if (st == PT_OK && !meta) {
-        int64_t numel = 1;
-        for (int32_t d = 0; d < p.rnd; d++) numel *= p.rshape[d];
+        bool empty = false;
+        for (int32_t d = 0; d < p.rnd; d++) empty |= p.rshape[d] == 0;
         pt_shape_broadcast_strides(values, p.rnd, p.rshape, vst);
-        if (numel > 0)
-            st = adv_walk(&p, pt_tensor_data(values), vst, true, accumulate != 0);
+        if (!empty) st = adv_walk(&p, pt_tensor_data(values), vst, true, accumulate != 0);
     }
     plan_release(&p);
     return st;

@@ -201,9 +201,20 @@ pt_status pt_native_stack_out(int32_t tensors_len, pt_tensor *const *tensors, in
 
 /* Narrow views of self along dim, one per entry of sizes (which sum to the dim's size), pushed as
  * one owned Tensor[] result at stack position base. */
+/* Every piece is a tensor object of its own, so a count near 2**62 (chunks of an empty dim, size-1
+ * pieces of a 2**62 dim of an empty tensor) could never be made: refused before any allocation
+ * whose byte count would wrap. 2**31 pieces already take hundreds of GiB. */
+static pt_status check_piece_count(const char *op, int64_t n)
+{
+    if (n <= INT32_MAX) return PT_OK;
+    return PT_ERROR(PT_ERR_MEMORY, "%s: %lld pieces are more than memory can hold (at most %d)",
+                    op, (long long)n, (int)INT32_MAX);
+}
+
 static pt_status push_pieces(pt_stack *stack, int32_t base, const pt_tensor *self, int32_t dim,
                              int64_t n, const int64_t *sizes)
 {
+    PT_TRY(check_piece_count("split", n));
     pt_tensor **pieces = calloc((size_t)(n > 0 ? n : 1), sizeof(pt_tensor *));
     if (!pieces) return PT_ERROR(PT_ERR_MEMORY, "split: out of memory for %lld pieces",
                                  (long long)n);
@@ -272,13 +283,14 @@ static pt_status split_equal(pt_stack *stack, const pt_tensor *self, int64_t spl
     if (split_size == 0 && len != 0)
         return PT_ERROR(PT_ERR_RUNTIME, "split_size can only be 0 if dimension size is 0, but "
                         "got dimension size of %lld", (long long)len);
-    int64_t n = split_size == 0 ? 1 : (len + split_size - 1) / split_size;
+    int64_t n = split_size == 0 ? 1 : len / split_size + (len % split_size != 0);
     if (n < 1) n = 1;
+    PT_TRY(check_piece_count("split", n));
     int64_t *sizes = malloc(sizeof(int64_t) * (size_t)n);
     if (!sizes) return PT_ERROR(PT_ERR_MEMORY, "split: out of memory for %lld pieces",
                                 (long long)n);
     for (int64_t i = 0; i < n; i++) sizes[i] = split_size;
-    sizes[n - 1] = split_size - (split_size * n - len);
+    sizes[n - 1] = len - split_size * (n - 1);
     pt_status st = push_pieces(stack, base, self, dim, n, sizes);
     free(sizes);
     return st;
@@ -331,9 +343,10 @@ pt_status pt_native_chunk(const pt_op *op, int32_t key, uint64_t keyset, pt_stac
         return PT_ERROR(PT_ERR_RUNTIME, "chunk expects `chunks` to be greater than 0, got: %lld",
                         (long long)chunks);
     int64_t len = self->sizes[dim];
-    int64_t split_size = (len + chunks - 1) / chunks;
+    int64_t split_size = len / chunks + (len % chunks != 0);
     if (split_size != 0 || len != 0) return split_equal(stack, self, split_size, dim);
     /* An empty dim: `chunks` empty pieces, as torch gives. */
+    PT_TRY(check_piece_count("chunk", chunks));
     int64_t *zeros = calloc((size_t)chunks, sizeof(int64_t));
     if (!zeros) return PT_ERROR(PT_ERR_MEMORY, "chunk: out of memory for %lld pieces",
                                 (long long)chunks);
@@ -519,7 +532,10 @@ static pt_status repeat_shape(const pt_tensor *self, int32_t n, const int64_t *r
         int32_t d = self->ndim - n + i;
         padded[i] = d >= 0 ? self->sizes[d] : 1;
         negative |= repeats[i] < 0;
-        shape[i] = padded[i] * repeats[i];
+        if (__builtin_mul_overflow(padded[i], repeats[i], &shape[i]))
+            return PT_ERROR(PT_ERR_RUNTIME, "repeat: dim %d of size %lld repeated %lld times "
+                            "overflows int64", (int)i, (long long)padded[i],
+                            (long long)repeats[i]);
     }
     for (int32_t i = 0; negative && i < n; i++) {
         if (shape[i] >= 0) continue;

@@ -112,6 +112,37 @@ PT_TEST(index_put_accumulate_adds_repeated_indices_in_the_element_type)
     pt_tensor_release(v);
 }
 
+PT_TEST(index_put_walks_an_indexed_shape_past_64_dims_and_index_refuses_to_make_one)
+{
+    /* self [1] * 64, index [1, 1]: the indexed shape has 65 dims, all of size 1. */
+    int64_t ones[PT_MAX_DIMS], idx_sizes[PT_MAX_DIMS];
+    for (int i = 0; i < PT_MAX_DIMS; i++) ones[i] = idx_sizes[i] = 1;
+    pt_tensor *t = ints(PT_MAX_DIMS, ones, (const int64_t[]){5});
+    pt_tensor *i = ints(2, idx_sizes, (const int64_t[]){0});
+    pt_tensor *v = ints(0, NULL, (const int64_t[]){7});
+    CHECK(t && i && v);
+    pt_tensor *r = pt_call_index_put_(t, 1, (pt_tensor *[]){i}, v, 1);
+    CHECK(r == t && at(t, 0) == 12);
+    pt_tensor_release(r);
+    CHECK(pt_call_index_Tensor(t, 1, (pt_tensor *[]){i}) == NULL);
+    CHECK(pt_error_code() == PT_ERR_VALUE);
+    /* self [2, 3], index [1] * 63 + [2]: 64 + 1 dims; values [2, 3] pair with the index. */
+    pt_tensor *s = ints(2, (const int64_t[]){2, 3}, (const int64_t[]){0, 0, 0, 0, 0, 0});
+    idx_sizes[PT_MAX_DIMS - 1] = 2;
+    pt_tensor *j = ints(PT_MAX_DIMS, idx_sizes, (const int64_t[]){1, 0});
+    pt_tensor *w = ints(2, (const int64_t[]){2, 3}, (const int64_t[]){1, 2, 3, 4, 5, 6});
+    CHECK(s && j && w);
+    r = pt_call_index_put_(s, 1, (pt_tensor *[]){j}, w, 0);
+    CHECK(r == s);
+    pt_tensor_release(r);
+    CHECK(at(s, 0) == 4 && at(s, 2) == 6 && at(s, 3) == 1 && at(s, 5) == 3);
+    pt_tensor *bad = ints(1, (const int64_t[]){4}, (const int64_t[]){0, 0, 0, 0});
+    CHECK(pt_call_index_put_(s, 1, (pt_tensor *[]){j}, bad, 0) == NULL);
+    CHECK(strstr(pt_error_message(), "cannot be broadcast to indexing result") != NULL);
+    pt_tensor *list[] = {t, i, v, s, j, w, bad};
+    for (size_t k = 0; k < sizeof list / sizeof list[0]; k++) pt_tensor_release(list[k]);
+}
+
 PT_TEST(nonzero_numpy_and_masked_select_follow_the_data)
 {
     pt_tensor *a = ints(2, (const int64_t[]){2, 2}, (const int64_t[]){0, 5, 6, 0});

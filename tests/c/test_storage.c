@@ -247,3 +247,32 @@ PT_TEST(storage_resize_refuses_storage_created_not_resizable)
               "Trying to resize storage that is not resizable");
     pt_storage_release(s);
 }
+
+PT_TEST(storage_resize_refuses_a_shrink_while_others_hold_it_and_allows_growth)
+{
+    pt_storage *s = NULL;
+    pt_tensor *t = NULL;
+    CHECK_OK(pt_storage_new(16, PT_FLOAT32, cpu, 1, &s));
+    CHECK_OK(pt_tensor_from_storage(s, PT_FLOAT32, 1, (const int64_t[]){4}, NULL, 0, &t));
+    CHECK_ERR(pt_storage_resize(s, 0), PT_ERR_RUNTIME,
+              "cannot shrink a storage from 16 to 0 bytes while it has 1 other holder(s)");
+    CHECK(pt_storage_nbytes(s) == 16);
+    CHECK_OK(pt_storage_resize(s, 64));
+    CHECK(pt_storage_nbytes(s) == 64 && pt_tensor_data(t) == pt_storage_data(s));
+    pt_tensor_release(t);
+    CHECK_OK(pt_storage_resize(s, 4));
+    pt_storage_release(s);
+}
+
+PT_TEST(storage_lent_to_a_reader_never_resizes_again)
+{
+    pt_storage *s = NULL;
+    CHECK_OK(pt_storage_new(8, PT_UINT8, cpu, 1, &s));
+    pt_storage_lend(s);
+    CHECK(!pt_storage_resizable(s));
+    CHECK_ERR(pt_storage_resize(s, 16), PT_ERR_RUNTIME,
+              "Trying to resize storage that is not resizable");
+    CHECK_ERR(pt_storage_resize(s, 0), PT_ERR_RUNTIME, "not resizable");
+    CHECK(pt_storage_nbytes(s) == 8);
+    pt_storage_release(s);
+}
