@@ -74,3 +74,17 @@ def test_bool_mask_assignment_keeps_index_put_errors_and_accumulate():
         b = pytensor.zeros(2, 3)
         b[pytensor.ones(2, 3, dtype=pytensor.bool)] = 7
         np.testing.assert_array_equal(a.numpy(), b.numpy())
+
+
+def test_bool_mask_assignment_of_numbers_past_the_dtype_rounds_as_torch():
+    for value in (1e39, -1e39, 1e300, float("nan"), float("inf"), 3):
+        t = pytensor.zeros(2, 2)
+        t[pytensor.ones(2, 2, dtype=pytensor.bool)] = value
+        got = t.numpy()
+        if torch is not None:
+            a = torch.zeros(2, 2)
+            try:
+                a[torch.ones(2, 2, dtype=torch.bool)] = value
+            except (RuntimeError, OverflowError):
+                continue
+            np.testing.assert_array_equal(got, a.numpy())
