@@ -88,3 +88,24 @@ def test_bool_mask_assignment_of_numbers_past_the_dtype_rounds_as_torch():
             except (RuntimeError, OverflowError):
                 continue
             np.testing.assert_array_equal(got, a.numpy())
+
+
+@pytest.mark.parametrize("k", [2, 10, 32, 33])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64"])
+def test_small_k_products_with_a_transposed_operand_match_numpy(k, dtype):
+    rng = np.random.default_rng(k)
+    a = rng.standard_normal((64, k)).astype(dtype)
+    w = rng.standard_normal((100, k)).astype(dtype)
+    c = rng.standard_normal((64, 100)).astype(dtype)
+    tol = 1e-4 if dtype != "float64" else 1e-10
+    ta, tw, tc = (pytensor.from_numpy(x) for x in (a, w, c))
+    np.testing.assert_allclose(ta.mm(tw.t()).numpy(), a @ w.T, rtol=tol, atol=tol)
+    np.testing.assert_allclose(pytensor.addmm(tc, ta, tw.t(), beta=0.5, alpha=2).numpy(),
+                               0.5 * c + 2 * (a @ w.T), rtol=tol, atol=tol)
+    ba = rng.standard_normal((3, 16, k)).astype(dtype)
+    bw = rng.standard_normal((3, 20, k)).astype(dtype)
+    got = pytensor.bmm(pytensor.from_numpy(ba), pytensor.from_numpy(bw).transpose(1, 2))
+    np.testing.assert_allclose(got.numpy(), ba @ bw.transpose(0, 2, 1), rtol=tol, atol=tol)
+    # A broadcast (stride-0) batch of B.
+    got = pytensor.matmul(pytensor.from_numpy(ba), tw.t()[:k, :20].expand(3, k, 20))
+    np.testing.assert_allclose(got.numpy(), ba @ w.T[:k, :20], rtol=tol, atol=tol)
