@@ -155,8 +155,38 @@ def getitem(t: Tensor, index) -> Tensor:
     return cur._alias() if cur is t else cur
 
 
+def _mask_fill(t: Tensor, mask: Tensor, value) -> bool:
+    """``t[mask] = number`` for a float tensor and a bool mask of its own shape (a training step's
+    ``grad_h[h < 0] = 0``) as one ``masked_fill_``, which writes what ``index_put_`` with that mask
+    writes (Note [mask put] in csrc/kernels/index_adv.c). False: not that form."""
+    th, mh = t._h, mask._h
+    if lib.pt_tensor_dtype(mh) != lib.PT_BOOL:
+        return False
+    dt = lib.pt_tensor_dtype(th)
+    # Numbers the dtype holds; the general path rounds the rest to inf as torch does.
+    bound = 3.4e38 if dt == lib.PT_FLOAT32 else 1.7e308 if dt == lib.PT_FLOAT64 else None
+    if bound is None or not -bound <= value <= bound:
+        return False
+    nd = lib.pt_tensor_ndim(th)
+    if nd == 0 or lib.pt_tensor_ndim(mh) != nd or \
+            ffi.unpack(lib.pt_tensor_sizes(th), nd) != ffi.unpack(lib.pt_tensor_sizes(mh), nd):
+        return False
+    s = ffi.new("pt_scalar *")
+    s.kind = lib.PT_SCALAR_FLOAT
+    s.re = value
+    r = lib.pt_call_masked_fill__Scalar(th, mh, s)
+    if r == _NULL:
+        from ._tensor import _fail
+
+        _fail()
+    lib.pt_tensor_release(r)
+    return True
+
+
 def setitem(t: Tensor, index, value) -> None:
     """``t[index] = value``: numbers fill, tensors and nested lists are broadcast and cast."""
+    if isinstance(index, Tensor) and type(value) in (int, float) and _mask_fill(t, index, value):
+        return
     entries = index if isinstance(index, tuple) else (index,)
     if _has_advanced(entries):
         return _advanced_set(t, entries, value)

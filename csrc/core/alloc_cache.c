@@ -199,8 +199,7 @@ static inline int block_class(int64_t nbytes)
 }
 
 /* What a block of nbytes is allocated as: its class's size when it may be cached (any later
- * request of the class may get it), the large-block pool's class from 1 MiB, else exactly
- * nbytes. */
+ * request of the class may get it), else the large-block pool's class. */
 static size_t block_bytes(int64_t nbytes)
 {
     return nbytes <= PT_ALLOC_CACHE_MAX_BLOCK ? class_bytes(block_class(nbytes))

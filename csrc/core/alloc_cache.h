@@ -35,7 +35,8 @@ enum {
     PT_ALLOC_CACHE_BIN_SLOTS = 64,         /* blocks per bin (size class or struct) and thread */
     PT_ALLOC_CACHE_BIN_BYTES = 128 << 10,  /* bytes per bin of a size class and thread */
     PT_ALLOC_CACHE_THREAD_BYTES = 1 << 20, /* what the bins of one thread can hold in all */
-    PT_LARGE_CACHE_MIN_BLOCK = 1 << 20,    /* the smallest block of the large-block pool */
+    PT_LARGE_CACHE_MIN_BLOCK = 64 << 10,   /* blocks above it go to the large-block pool */
+    PT_LARGE_CACHE_SLOTS = 64,             /* the most blocks that pool holds */
 };
 
 /* The structs with free lists of their own. */

@@ -7,7 +7,7 @@
  * and the widest AVX-512 load, so kernels never straddle a line at the start of a tensor); blocks
  * up to 64 KiB come from a per-thread cache and the counters are kept per thread, so threads
  * allocate concurrently without sharing a lock or a counter (alloc_cache.c, Note [CPU allocation
- * cache]); freed blocks of 1 MiB and up wait in a process-wide pool for the next request of their
+ * cache]); freed blocks above 64 KiB wait in a process-wide pool for the next request of their
  * size (large_cache.c, Note [CPU large-block cache]). The meta allocator hands out nothing: meta tensors have shapes and dtypes but no bytes.
  */
 #include <errno.h>

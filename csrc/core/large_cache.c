@@ -1,4 +1,4 @@
-/* large_cache.c - the CPU allocator's pool of large blocks: freed data blocks of 1 MiB and up kept
+/* large_cache.c - the CPU allocator's pool of large blocks: freed data blocks above 64 KiB kept
  * mapped, process-wide, for the next request of their size class.
  *
  * Note [CPU large-block cache]
@@ -8,15 +8,19 @@
  * 60% of the op's time (the add itself writes at the memory bandwidth). An op in a loop (a model
  * step, an expression over the same shapes) frees a block and asks for one of the same size soon
  * after; keeping it saves every fault. The choices:
- *   - Blocks of PT_LARGE_CACHE_MIN_BLOCK (1 MiB) and up, below which the threshold's own
- *     adaptation already serves repeated sizes from the heap without faults, and a block's faults
- *     cost little beside the work that fills it.
+ *   - Every block above PT_LARGE_CACHE_MIN_BLOCK (64 KiB, the per-thread cache's largest class).
+ *     The pool once started at 1 MiB, trusting the threshold's adaptation to serve the sizes
+ *     between from the heap; it does not: glibc trims the heap's top above M_TRIM_THRESHOLD on
+ *     free, so a 400 KB result freed and asked for again each step of a training loop (the
+ *     gradient of a 1000 x 100 weight) faulted its 100 pages in every time and cost three times
+ *     torch's `w -= lr * grad`.
  *   - Size classes of 16 steps per power of two (a block is at most 1/16 larger than asked for),
  *     so shapes that differ a little share blocks; a block's class follows from the nbytes it was
  *     asked for, which is what the sized free passes back (alloc_cache.h).
  *   - One pool for all threads under a mutex: a large op's work dwarfs an uncontended lock, and a
  *     block freed by a worker thread is found by the next request on any thread. At most
- *     POOL_SLOTS blocks and a byte bound (the smaller of 1 GiB and 1/16 of physical memory;
+ *     POOL_SLOTS (64) blocks, enough for the mid-size and large results a model step keeps
+ *     alive at once, and a byte bound (the smaller of 1 GiB and 1/16 of physical memory;
  *     PYTENSOR_CPU_LARGE_CACHE_MB sets it, 0 turns the pool off, as PYTENSOR_CPU_ALLOC_CACHE=0
  *     does); past either bound the least recently freed blocks go back to free(). A request takes
  *     the most recently freed block of its class. pt_large_cache_flush (pytensor.empty_cache())
@@ -43,7 +47,7 @@
 #define UNPOISON PT_UNPOISON
 
 enum {
-    POOL_SLOTS = 16,
+    POOL_SLOTS = PT_LARGE_CACHE_SLOTS,
     CLASS_STEPS_SHIFT = 4, /* 2^4 size classes per power of two */
     PAGE = 4096,
     ALIGNMENT = 64, /* what the CPU allocator promises (allocator.c) */

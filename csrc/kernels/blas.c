@@ -4,8 +4,8 @@
  * At init this file chooses BLIS's kernel set from pytensor's own CPU capability (Note [BLIS
  * kernel set]), starts BLIS, and reports what runs. A product (Note [one gemm call] in linalg.h)
  * goes to bli_?dotxv, bli_?gemv or bli_?gemm by its shape, with the operands' own strides, and
- * runs on as many threads as OpenMP would give a parallel region of pytensor's at that moment
- * (Note [BLIS threads]). Integer dtypes, and every dtype when the build has no BLIS or
+ * runs on as many threads as its size earns, up to pytensor.set_num_threads's count (Note [BLIS
+ * threads]). Integer dtypes, and every dtype when the build has no BLIS or
  * PYTENSOR_BLAS=portable is set at init, go to the portable kernel (gemm_portable.c).
  */
 #include <stdio.h>
@@ -14,9 +14,6 @@
 
 #include "linalg.h"
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 #ifdef PT_HAVE_BLIS
 #include <blis.h>
 #endif
@@ -55,13 +52,16 @@ bool pt_blas_strides_ok(int64_t m, int64_t n, int64_t *rs, int64_t *cs)
 #ifdef PT_HAVE_BLIS
 
 /* Note [BLIS threads]
- * Debian's libblis is built with OpenMP and reads BLIS_NUM_THREADS / OMP_NUM_THREADS once, at its
- * init; without them it runs one thread. pytensor's kernels use omp_get_max_threads(), which
- * follows omp_set_num_threads at any time, so each call passes that count in its own rntm_t
- * (the caller's g->threads) instead of relying on BLIS's global setting. Inside a parallel region
- * of pytensor's (a batch split across threads), a call gets one thread. BLIS 0.9 threads only its
- * level-3 operations: its dotxv and gemv get a one-thread rntm_t, as a larger count trips an
- * assertion in its thread set-up ("Expanding prenode for non-IC loop?") that aborts. */
+ * Debian's libblis is built with OpenMP: its calls open parallel regions on the same libgomp, and
+ * so the same pool of threads, as pytensor's own regions; nothing else is started. BLIS reads
+ * BLIS_NUM_THREADS / OMP_NUM_THREADS once, at its init, so each call passes its count in its own
+ * rntm_t (the caller's g->threads: pytensor.set_num_threads's count, capped by the product's size,
+ * Note [gemm grain] in linalg_run.c, and one inside a parallel region of pytensor's), and
+ * pt_blas_set_num_threads keeps BLIS's global count, which BLAS-API callers see, equal to
+ * pytensor's. A call on one thread opens no team that a second thread would join. BLIS 0.9
+ * threads only its level-3 operations: its dotxv and gemv get a one-thread rntm_t, as a larger
+ * count trips an assertion in its thread set-up ("Expanding prenode for non-IC loop?") that
+ * aborts. */
 static void blis_rntm(int32_t threads, rntm_t *rntm)
 {
     rntm_t init = BLIS_RNTM_INITIALIZER;
@@ -213,14 +213,8 @@ static long choose_arch(const char **why)
     return -1;
 }
 
-static int32_t default_threads(void)
-{
-#ifdef _OPENMP
-    return omp_get_max_threads();
-#else
-    return 1;
-#endif
-}
+
+void pt_blas_set_num_threads(int32_t n) { bli_thread_set_num_threads(n > 0 ? n : 1); }
 
 pt_status pt_blas_init(int64_t *count, const char **detail)
 {
@@ -235,7 +229,7 @@ pt_status pt_blas_init(int64_t *count, const char **detail)
     bli_init();
     arch_t arch = bli_arch_query_id(); /* fixes the choice: BLIS reads the variable once */
     if (request >= 0) unsetenv("BLIS_ARCH_TYPE");
-    bli_thread_set_num_threads(default_threads());
+    bli_thread_set_num_threads(pt_get_num_threads());
     const char *env = getenv("PYTENSOR_BLAS");
     bool portable = env && strcmp(env, "portable") == 0;
     backend = portable ? PT_BLAS_PORTABLE : PT_BLAS_BLIS;
@@ -250,6 +244,8 @@ pt_status pt_blas_init(int64_t *count, const char **detail)
 #else /* no BLIS */
 
 pt_status pt_blas_gemm(const pt_gemm *g) { return pt_gemm_portable(g); }
+
+void pt_blas_set_num_threads(int32_t n) { PT_UNUSED(n); }
 
 pt_status pt_blas_init(int64_t *count, const char **detail)
 {

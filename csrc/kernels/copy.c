@@ -134,7 +134,7 @@ static void copy_loop(char **data, const int64_t *strides, int64_t n, void *ctx)
 
 /* ---------------------------------------------------------------- splitting across threads */
 
-/* Byte copies of at least this much are split: 32K float32 elements, as the iterator's grain. */
+/* Byte copies from this size up are split: PT_GRAIN float32 elements, the iterator's grain. */
 #define COPY_GRAIN_BYTES ((int64_t)PT_GRAIN * 4)
 
 typedef struct bytes_ctx {

@@ -18,6 +18,9 @@
  */
 #include <math.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "half.h"
 #include "native.h"
@@ -329,8 +332,9 @@ static void dist_run(const dist_plan *q, int64_t rows)
 {
 #ifdef _OPENMP
     int64_t work = rows * q->r2 * (q->m > 0 ? q->m : 1);
-    if (rows > 1 && work >= 2 * DIST_GRAIN) {
-#pragma omp parallel for schedule(dynamic, 1)
+    int threads = pt_get_num_threads();
+    if (rows > 1 && work >= 2 * DIST_GRAIN && threads > 1 && !omp_in_parallel()) {
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
         for (int64_t r = 0; r < rows; r++) dist_rows(q, r, r + 1);
         return;
     }

@@ -24,6 +24,7 @@
 
 #include "half.h"
 #include "iter.h"
+#include "linalg.h"
 
 /* ---------------------------------------------------------------- threads */
 
@@ -52,6 +53,12 @@ pt_status pt_set_num_threads(int32_t n)
     n = 1; /* a build without OpenMP runs on the calling thread only */
 #endif
     atomic_store_explicit(&num_threads, n, memory_order_relaxed);
+#ifdef _OPENMP
+    /* The calling thread's own OpenMP setting and BLIS's global one follow, so that code which
+     * reads them (a bare `omp parallel`, BLAS calls made by LAPACK) sees the same count. */
+    omp_set_num_threads(n);
+#endif
+    pt_blas_set_num_threads(n);
     return PT_OK;
 }
 

@@ -43,6 +43,10 @@ pt_status pt_blas_gemm(const pt_gemm *g);
 /* The portable blocked kernel: every dtype of pt_gemm. */
 pt_status pt_gemm_portable(const pt_gemm *g);
 
+/* BLIS's process-wide thread count (what BLAS-API calls into it use), kept equal to
+ * pytensor.set_num_threads; pytensor's own calls pass their count per call (Note [BLIS threads]). */
+void pt_blas_set_num_threads(int32_t n);
+
 /* The backend in use: BLIS when the build has it, unless PYTENSOR_BLAS=portable at init; tests
  * switch it to check the portable kernel against BLIS. Returns the previous one. PT_BLAS_BLIS
  * without BLIS in the build is refused (the portable one stays). */

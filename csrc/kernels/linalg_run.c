@@ -132,16 +132,38 @@ bool pt_linalg_may_overlap(const pt_tensor *x, const pt_tensor *y)
  * (stride 0 from expand, elements that share an address) becomes a contiguous copy; a c that
  * overlaps a or b, or has such strides itself, is computed in a fresh tensor and copied back. The
  * batch runs one call per matrix: in parallel over the batch, one thread per call, when the
- * matrices are too small to split (PER_CALL_WORK), else in order with every thread on each call. */
+ * matrices are too small to split (PER_CALL_WORK), else in order with the threads each call's
+ * size earns (Note [gemm grain]).
+ *
+ * Note [gemm grain]
+ * A product gets one thread per GEMM_GRAIN multiply-adds, up to pytensor.set_num_threads's count:
+ * 2^22 (4M, ~40 us of one AVX-512 core) per thread. Below it the parallel region costs more than
+ * it saves: waking a sleeping pool thread takes 10-50 us, BLIS sets up its thread communicators
+ * and packs its operands per thread, and a product of the small sizes a training step is made of
+ * (64x1000x100 is 6.4M) splits badly (m = 64 is below BLIS's MC, so the threads split n and each
+ * packs all of A). Measured on the 2-core machine (BLIS 0.9, skx): 64x1000x100 ran 170 us on one
+ * thread and 130-4000 us on two, the upper end whenever another process held a core, since
+ * BLIS's barriers spin while a descheduled partner holds the team back. 256^3 (16.7M) and up
+ * split (two threads from 8M). torch's intra-op pool keeps small work on the calling thread the
+ * same way (its grain sizes). */
 enum { PER_CALL_WORK = 64 * 64 * 64 };
+#define GEMM_GRAIN ((int64_t)1 << 22)
 
 static int32_t max_threads(void)
 {
 #ifdef _OPENMP
-    return omp_in_parallel() ? 1 : omp_get_max_threads();
+    return omp_in_parallel() ? 1 : pt_get_num_threads();
 #else
     return 1;
 #endif
+}
+
+/* The threads that `work` multiply-adds earn (Note [gemm grain]). */
+static int32_t gemm_threads(int32_t threads, int64_t work)
+{
+    int64_t earned = work / GEMM_GRAIN;
+    if (earned < 1) earned = 1;
+    return earned < threads ? (int32_t)earned : threads;
 }
 
 /* float16/bfloat16: the product in float32, rounded to c's dtype once. */
@@ -199,9 +221,10 @@ static pt_status run_batch(pt_tensor *c, const pt_tensor *a, const pt_tensor *b,
     int32_t n = c->ndim;
     int64_t count = 1;
     for (int32_t d = 0; d < n - 2; d++) count *= c->sizes[d];
-    int32_t threads = max_threads();
-    bool split = count > 1 && threads > 1 && g.m * g.n * g.k < PER_CALL_WORK;
-    g.threads = split ? 1 : threads;
+    int64_t work = g.m * g.n * g.k;
+    int32_t threads = gemm_threads(max_threads(), count * work);
+    bool split = count > 1 && threads > 1 && work < PER_CALL_WORK;
+    g.threads = split ? 1 : gemm_threads(threads, work);
     pt_status st = PT_OK;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 4) if (split)
@@ -220,6 +243,22 @@ static pt_status run_batch(pt_tensor *c, const pt_tensor *a, const pt_tensor *b,
         }
     }
     return st;
+}
+
+/* Note [small k in dot-product form]
+ * BLIS 0.9 runs a small product whose A rows and B columns are both contiguous along k (a @ b.t(),
+ * a backward pass's `g.mm(w2.t())`) with its "rd" kernels: dot products, each finished by
+ * horizontal adds. With a short k those adds are the work: 64x10 @ (100x10).t() took 14 us on
+ * one thread against 5 us with the same B stored row-major, where the "rv" kernels broadcast
+ * instead. So when k <= DOT_FORM_MAX_K, B is copied row-major first: k x n elements, at most
+ * 1/MIN_ROWS of the product's multiply-adds. */
+enum { DOT_FORM_MAX_K = 32, DOT_FORM_MIN_ROWS = 8 };
+
+static bool dot_form(const pt_gemm *g, int64_t m, int64_t n, int64_t k)
+{
+    return pt_blas_backend() == PT_BLAS_BLIS && k > 1 && k <= DOT_FORM_MAX_K &&
+           m >= DOT_FORM_MIN_ROWS && n > 1 && g->csa == 1 && g->rsa != 1 && g->rsb == 1 &&
+           g->csb != 1;
 }
 
 pt_status pt_linalg_run(pt_tensor *c, const pt_tensor *a, const pt_tensor *b,
@@ -241,7 +280,8 @@ pt_status pt_linalg_run(pt_tensor *c, const pt_tensor *a, const pt_tensor *b,
         a = own_a;
         matrix_ok(a, &g.rsa, &g.csa);
     }
-    if (!matrix_ok(b, &g.rsb, &g.csb)) {
+    bool b_ok = matrix_ok(b, &g.rsb, &g.csb);
+    if (!b_ok || dot_form(&g, c->sizes[n - 2], c->sizes[n - 1], a->sizes[n - 1])) {
         pt_status st = pt_tensor_clone(b, PT_MEMORY_FORMAT_CONTIGUOUS, &own_b);
         if (st != PT_OK) {
             pt_tensor_release(own_a);

@@ -314,7 +314,7 @@ static void walk_range(const walk_plan *p, int64_t begin, int64_t end, pt_random
 static void run_rows(const walk_plan *p, int64_t numel, pt_random_row_fn fn, const pt_random_ctx *c)
 {
 #ifdef _OPENMP
-    const int64_t max_threads = omp_get_max_threads();
+    const int64_t max_threads = pt_get_num_threads();
     if (numel >= 2 * GRAIN && max_threads > 1 && !omp_in_parallel()) {
         const int64_t nthreads = numel / GRAIN < max_threads ? numel / GRAIN : max_threads;
 #pragma omp parallel num_threads((int)nthreads)

@@ -377,7 +377,7 @@ static pt_status run_sort(const sort_plan *p)
 #ifdef _OPENMP
     int64_t work = rows_n * p->n;
     if (rows_n > 1 && work >= 2 * SORT_GRAIN && !omp_in_parallel()) {
-        threads = omp_get_max_threads();
+        threads = pt_get_num_threads();
         if (threads > work / SORT_GRAIN) threads = work / SORT_GRAIN;
         if (threads > rows_n) threads = rows_n;
         if (threads > SORT_MAX_THREADS) threads = SORT_MAX_THREADS;

@@ -24,6 +24,7 @@
 
 static const pt_device cpu = {PT_DEV_CPU, 0};
 #define MiB ((int64_t)1 << 20)
+#define KiB ((int64_t)1 << 10)
 
 static pt_alloc_cache_info pool_info(void)
 {
@@ -48,15 +49,17 @@ static pt_alloc_cache_info pool_info(void)
 
 PT_TEST(large_cache_size_classes_are_sixteen_per_power_of_two)
 {
-    CHECK(pt_large_block_bytes(PT_ALLOC_CACHE_MAX_BLOCK + 1) == PT_ALLOC_CACHE_MAX_BLOCK + 1);
-    CHECK(pt_large_block_bytes(MiB - 1) == (size_t)(MiB - 1));
+    CHECK(pt_large_block_bytes(64 * KiB) == (size_t)(64 * KiB));
+    CHECK(pt_large_block_bytes(64 * KiB + 1) == (size_t)(68 * KiB));
+    CHECK(pt_large_block_bytes(400000) == (size_t)(400 * KiB)); /* 1/16 of 256 KiB steps */
+    CHECK(pt_large_block_bytes(MiB - 1) == (size_t)MiB);
     CHECK(pt_large_block_bytes(MiB) == (size_t)MiB);
     CHECK(pt_large_block_bytes(MiB + 1) == (size_t)(MiB + MiB / 16));
     CHECK(pt_large_block_bytes(64 * MiB) == (size_t)(64 * MiB));
     CHECK(pt_large_block_bytes(64 * MiB + 1) == (size_t)(68 * MiB));
     CHECK(pt_large_block_bytes(127 * MiB) == (size_t)(128 * MiB));
     /* Every size maps to a class no smaller and at most 1/16 larger, and the class maps to itself. */
-    for (int64_t n = MiB; n < 300 * MiB; n = n * 9 / 8 + 4097) {
+    for (int64_t n = 64 * KiB + 1; n < 300 * MiB; n = n * 9 / 8 + 4097) {
         size_t c = pt_large_block_bytes(n);
         CHECK(c >= (size_t)n && c - (size_t)n <= (size_t)n / 16 + 4096);
         CHECK(pt_large_block_bytes((int64_t)c) == c);
@@ -104,26 +107,41 @@ POOL_TEST(large_cache_counts_cached_bytes_apart_from_bytes_in_use)
     CHECK(after.bytes_cached < 3 * MiB);
 }
 
-POOL_TEST(large_cache_blocks_below_a_mebibyte_are_not_pooled)
+POOL_TEST(large_cache_blocks_of_the_thread_cache_are_not_pooled)
 {
     void *p = NULL;
-    CHECK_OK(pt_allocator_alloc(cpu, MiB - 64, &p));
-    CHECK_OK(pt_allocator_free(cpu, p, MiB - 64));
+    CHECK_OK(pt_allocator_alloc(cpu, 64 * KiB, &p));
+    CHECK_OK(pt_allocator_free(cpu, p, 64 * KiB));
     CHECK(pool_info().blocks == 0);
+}
+
+POOL_TEST(large_cache_pools_mid_size_blocks)
+{
+    /* A 400 KB result freed and asked for again (a training step's weight gradient) gets the same
+     * block back, its pages already mapped. */
+    void *p = NULL, *q = NULL;
+    CHECK_OK(pt_allocator_alloc(cpu, 400000, &p));
+    memset(p, 3, 400000);
+    CHECK_OK(pt_allocator_free(cpu, p, 400000));
+    CHECK(pool_info().blocks == 1 && pool_info().bytes == 400 * KiB);
+    CHECK_OK(pt_allocator_alloc(cpu, 400000, &q));
+    CHECK(q == p);
+    CHECK(pool_info().blocks == 0);
+    CHECK_OK(pt_allocator_free(cpu, q, 400000));
 }
 
 POOL_TEST(large_cache_keeps_at_most_its_slots_and_drops_the_oldest)
 {
-    enum { N = 20 };
+    enum { N = PT_LARGE_CACHE_SLOTS + 4 };
     void *p[N];
-    for (int i = 0; i < N; i++) CHECK_OK(pt_allocator_alloc(cpu, (1 + i % 3) * MiB, &p[i]));
-    for (int i = 0; i < N; i++) CHECK_OK(pt_allocator_free(cpu, p[i], (1 + i % 3) * MiB));
-    CHECK(pool_info().blocks == 16);
+    for (int i = 0; i < N; i++) CHECK_OK(pt_allocator_alloc(cpu, (1 + i % 3) * 128 * KiB, &p[i]));
+    for (int i = 0; i < N; i++) CHECK_OK(pt_allocator_free(cpu, p[i], (1 + i % 3) * 128 * KiB));
+    CHECK(pool_info().blocks == PT_LARGE_CACHE_SLOTS);
     /* The four oldest (blocks 0..3) went to free(); the newest of each class comes back first. */
     void *q = NULL;
-    CHECK_OK(pt_allocator_alloc(cpu, 3 * MiB, &q));
-    CHECK(q == p[N - 3]); /* i = 17: 17 % 3 == 2 */
-    CHECK_OK(pt_allocator_free(cpu, q, 3 * MiB));
+    CHECK_OK(pt_allocator_alloc(cpu, 3 * 128 * KiB, &q));
+    CHECK(q == p[N - 3]); /* (N - 3) % 3 == 2 */
+    CHECK_OK(pt_allocator_free(cpu, q, 3 * 128 * KiB));
 }
 
 static void *alloc_and_free_on_thread(void *arg)

@@ -1,0 +1,257 @@
+"""A real training loop side by side: the manual-backprop two-layer network of PyTorch's
+"Learning PyTorch with examples" run with pytensor and with torch, in one process, at one thread
+and at the core count (the same count for both libraries).
+
+Sections:
+
+1. ``loop``: the whole script (N=64, D_in=1000, H=100, D_out=10, ``--steps`` steps), pytensor
+   and torch interleaved, median of the repeats.
+2. ``lines``: each line of the step timed alone (median µs per call) on the script's shapes.
+3. ``sequence``: a BLAS call followed by an elementwise call (``1e-6 * x.t().mm(g)``) against the
+   sum of its two parts timed alone: the pair should cost no more than its parts.
+4. ``smallmm``: small matrix products, n = 8..256, as ``mm``, ``matmul``, ``addmm`` and ``bmm``
+   (batch 8), with plain and transposed operands.
+5. ``alloc``: fresh results from 1 KiB to 8 MiB in a steady loop (``a * 2.0``, a new tensor each
+   time): µs per call and minor page faults per call (``resource.getrusage().ru_minflt`` deltas).
+
+Ratios are time ratios pytensor/torch: below 1 pytensor is faster. Without torch only pytensor's
+times print.
+
+    python benchmarks/bench_loop.py [--threads 1,2] [--steps 500] [--reps 5]
+                                    [--only loop,lines,sequence,smallmm,alloc]
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import resource
+import statistics
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+if importlib.util.find_spec("pytensor") is None:
+    sys.path.insert(0, ROOT)
+
+import pytensor  # noqa: E402
+
+try:
+    import torch
+except ImportError:
+    torch = None
+
+SECTIONS = ("loop", "lines", "sequence", "smallmm", "alloc")
+N, D_IN, H, D_OUT = 64, 1000, 100, 10
+LR = 1e-6
+
+
+def two_layer(lib, x, y, w1, w2, steps):
+    """The tutorial's loop, line for line."""
+    for _ in range(steps):
+        h = x.mm(w1)
+        h_relu = h.clamp(min=0)
+        y_pred = h_relu.mm(w2)
+        loss = (y_pred - y).pow(2).sum().item()
+        grad_y_pred = 2.0 * (y_pred - y)
+        grad_w2 = h_relu.t().mm(grad_y_pred)
+        grad_h_relu = grad_y_pred.mm(w2.t())
+        grad_h = grad_h_relu.clone()
+        grad_h[h < 0] = 0
+        grad_w1 = x.t().mm(grad_h)
+        w1 -= LR * grad_w1
+        w2 -= LR * grad_w2
+    return loss
+
+
+def make_data(lib, seed=0):
+    import numpy as np
+    rng = np.random.default_rng(seed)
+    arrs = [rng.standard_normal(s).astype("float32")
+            for s in ((N, D_IN), (N, D_OUT), (D_IN, H), (H, D_OUT))]
+    return [lib.from_numpy(a.copy()) for a in arrs]
+
+
+def libs():
+    out = [("pytensor", pytensor)]
+    if torch is not None:
+        out.append(("torch", torch))
+    return out
+
+
+def set_threads(n):
+    pytensor.set_num_threads(n)
+    if torch is not None:
+        torch.set_num_threads(n)
+
+
+def timed(fn, number):
+    t0 = time.perf_counter()
+    for _ in range(number):
+        fn()
+    return (time.perf_counter() - t0) / number
+
+
+def side_by_side(fns, number, reps):
+    """Interleaved medians (seconds per call) of each of fns: {name: fn}."""
+    for fn in fns.values():
+        fn()
+    samples = {k: [] for k in fns}
+    for _ in range(reps):
+        for k, fn in fns.items():
+            samples[k].append(timed(fn, number))
+    return {k: statistics.median(v) for k, v in samples.items()}
+
+
+def ratio(res, a="pytensor", b="torch"):
+    if b not in res or not res[b]:
+        return ""
+    return f"{res[a] / res[b]:6.2f}x"
+
+
+def row(label, res, unit=1e6, fmt="{:9.1f}"):
+    cells = "  ".join(f"{k} " + fmt.format(v * unit) for k, v in res.items())
+    print(f"  {label:<36s} {cells}  {ratio(res)}", flush=True)
+
+
+# ---------------------------------------------------------------- sections
+
+def bench_loop(args):
+    print(f"loop: two-layer network, {args.steps} steps (ms)")
+    fns = {}
+    for name, lib in libs():
+        def run(lib=lib):
+            x, y, w1, w2 = make_data(lib)
+            two_layer(lib, x, y, w1, w2, args.steps)
+        fns[name] = run
+    row("two-layer script", side_by_side(fns, 1, args.reps), unit=1e3)
+
+
+def line_cases(lib):
+    x, y, w1, w2 = make_data(lib)
+    h = x.mm(w1)
+    h_relu = h.clamp(min=0)
+    y_pred = h_relu.mm(w2)
+    g = 2.0 * (y_pred - y)
+    gh = g.mm(w2.t())
+    grad_w1 = x.t().mm(gh)
+    mask = h < 0
+    w1c = w1.clone()
+    return {
+        "x.mm(w1)  64x1000 @ 1000x100": lambda: x.mm(w1),
+        "h.clamp(min=0)  64x100": lambda: h.clamp(min=0),
+        "h_relu.mm(w2)  64x100 @ 100x10": lambda: h_relu.mm(w2),
+        "loss (y_pred-y).pow(2).sum().item()": lambda: (y_pred - y).pow(2).sum().item(),
+        "2.0 * (y_pred - y)": lambda: 2.0 * (y_pred - y),
+        "h_relu.t().mm(g)  100x64 @ 64x10": lambda: h_relu.t().mm(g),
+        "g.mm(w2.t())  64x10 @ 10x100": lambda: g.mm(w2.t()),
+        "gh.clone()  64x100": lambda: gh.clone(),
+        "h < 0": lambda: h < 0,
+        "gh[h < 0] = 0": lambda: gh.__setitem__(mask, 0),
+        "x.t().mm(gh)  1000x64 @ 64x100": lambda: x.t().mm(gh),
+        "w1 -= lr * grad_w1  1000x100": lambda: w1c.sub_(LR * grad_w1),
+    }
+
+
+def bench_lines(args):
+    print("lines: each line of the step alone (µs per call)")
+    cases = {name: line_cases(lib) for name, lib in libs()}
+    for label in cases["pytensor"]:
+        fns = {name: c[label] for name, c in cases.items()}
+        row(label, side_by_side(fns, args.number, args.reps))
+
+
+def bench_sequence(args):
+    print("sequence: BLAS then elementwise vs the sum of its parts (µs per call)")
+    for name, lib in libs():
+        x, _, _, _ = make_data(lib)
+        gh = lib.from_numpy(__import__("numpy").ones((N, H), dtype="float32"))
+        prod = x.t().mm(gh)
+        parts = side_by_side({"mm": lambda: x.t().mm(gh), "scale": lambda: 1e-6 * prod,
+                              "pair": lambda: 1e-6 * x.t().mm(gh)}, args.number, args.reps)
+        total = parts["mm"] + parts["scale"]
+        print(f"  {name:<9s} mm {parts['mm'] * 1e6:8.1f}  scale {parts['scale'] * 1e6:8.1f}  "
+              f"pair {parts['pair'] * 1e6:8.1f}  pair/(mm+scale) {parts['pair'] / total:5.2f}",
+              flush=True)
+
+
+def smallmm_cases(lib, n):
+    import numpy as np
+    rng = np.random.default_rng(n)
+    t = lambda *s: lib.from_numpy(rng.standard_normal(s).astype("float32"))  # noqa: E731
+    a, b, c = t(n, n), t(n, n), t(n, n)
+    ba, bb = t(8, n, n), t(8, n, n)
+    return {
+        "mm": lambda: a.mm(b),
+        "mm a.t()": lambda: a.t().mm(b),
+        "mm b.t()": lambda: a.mm(b.t()),
+        "matmul": lambda: lib.matmul(a, b),
+        "addmm": lambda: lib.addmm(c, a, b),
+        "addmm a.t() b.t()": lambda: lib.addmm(c, a.t(), b.t()),
+        "bmm (8)": lambda: lib.bmm(ba, bb),
+        "bmm (8) b^T": lambda: lib.bmm(ba, bb.transpose(1, 2)),
+    }
+
+
+def bench_smallmm(args):
+    print("smallmm: small matrix products (µs per call)")
+    for n in (8, 16, 32, 64, 128, 256):
+        cases = {name: smallmm_cases(lib, n) for name, lib in libs()}
+        number = max(10, args.number // max(1, (n // 32) ** 2))
+        for label in cases["pytensor"]:
+            fns = {name: c[label] for name, c in cases.items()}
+            row(f"n={n:<4d}{label}", side_by_side(fns, number, args.reps))
+
+
+def faults(fn, number):
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    for _ in range(number):
+        fn()
+    return (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / number
+
+
+def bench_alloc(args):
+    print("alloc: fresh results in a steady loop (µs per call, minor faults per call)")
+    import numpy as np
+    for kib in (1, 4, 16, 64, 128, 256, 400, 512, 1024, 2048, 4096, 8192):
+        elems = kib * 1024 // 4
+        fns, flt = {}, {}
+        for name, lib in libs():
+            a = lib.from_numpy(np.ones(elems, dtype="float32"))
+            fns[name] = lambda a=a: a * 2.0
+        number = max(5, min(args.number, 200000 // kib))
+        res = side_by_side(fns, number, args.reps)
+        for name, fn in fns.items():
+            for _ in range(3):
+                fn()
+            flt[name] = faults(fn, number)
+        cells = "  ".join(f"{k} {res[k] * 1e6:9.1f} µs {flt[k]:7.1f} flt" for k in res)
+        print(f"  {kib:>5d} KiB  {cells}  {ratio(res)}", flush=True)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--threads", default=f"1,{os.cpu_count() or 1}")
+    ap.add_argument("--steps", type=int, default=500)
+    ap.add_argument("--reps", type=int, default=5)
+    ap.add_argument("--number", type=int, default=200, help="calls per timed sample")
+    ap.add_argument("--only", default=",".join(SECTIONS))
+    args = ap.parse_args(argv)
+    only = [s for s in args.only.split(",") if s]
+    for s in only:
+        if s not in SECTIONS:
+            ap.error(f"unknown section {s!r}; choose from {', '.join(SECTIONS)}")
+    counts = sorted({int(t) for t in args.threads.split(",") if t})
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"pytensor {getattr(pytensor, '__version__', '?')}, torch "
+          f"{torch.__version__ if torch else 'absent'}, {os.cpu_count()} cores, load {load:.2f}")
+    for n in counts:
+        set_threads(n)
+        print(f"=== {n} thread{'s' if n > 1 else ''} ===")
+        for s in only:
+            globals()[f"bench_{s}"](args)
+
+
+if __name__ == "__main__":
+    main()
