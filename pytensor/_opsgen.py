@@ -231,7 +231,9 @@ def chain(views, kind: int, numbers: bool) -> tuple:
             break
         rows.append((_ident(sig), tuple(sys.intern(p.pyname) for p in v.params),
                      tuple(p.index for p in v.params),
-                     tuple(not p.has_default for p in v.params), v.npos, self_slot,
+                     tuple((0 if p.has_default else 1)
+                           | (2 if p.code == "Tensor" and not p.list and not numbers else 0)
+                           for p in v.params), v.npos, self_slot,
                      bool(v.varargs_list), bool(numbers)))
     return tuple(rows)
 
@@ -289,9 +291,16 @@ def build(fname: str, kind: int, views: list, slow, qualname: str = None, number
         more = _fast_path(views[i], consts, str(i))
         if more is not None:
             paths.append(more)
+    # cffi raises a bare OverflowError for an int past 64 bits before anything runs (no C error
+    # maps to OverflowError): the generic parser then names the argument.
+    if paths:
+        lines.append("    try:")
     for n, body in paths:
-        lines.append(f"    if not kwargs and len(args) == {n}:")
-        lines += ["        " + x for x in body]
+        lines.append(f"        if not kwargs and len(args) == {n}:")
+        lines += ["            " + x for x in body]
+    if paths:
+        lines.append("    except OverflowError:")
+        lines.append("        pass")
     lines.append(f"    return _slow({'self' if kind == 2 else 'None'}, args, kwargs)")
     env = _globals()
     env.update(consts)

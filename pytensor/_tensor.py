@@ -886,7 +886,6 @@ _WRITTEN_METHODS = {
     "transpose": ("aten::transpose", ("dim0", "dim1"), False),
     "flatten": ("aten::flatten", ("start_dim", "end_dim"), False),
     "unsqueeze": ("aten::unsqueeze", ("dim",), False),
-    "narrow": ("aten::narrow", ("dim", "start", "length"), False),
     "select": ("aten::select", ("dim", "index"), False),
     "unfold": ("aten::unfold", ("dimension", "size", "step"), False),
     "item": ("aten::item", (), False),

@@ -13,7 +13,8 @@
  * positional, the int-list varargs) and walks them the same way, with one rule: it moves past an
  * overload only when the arguments certainly do not bind to it by their shape alone — too many
  * positional arguments, a keyword it does not name, a required one missing, one given twice — for
- * then bind raises Mismatch whatever the values. The first overload the shape fits decides:
+ * then bind raises Mismatch whatever the values; so does a Python number for a Tensor parameter
+ * of an overload that takes no numbers. The first overload the shape fits decides:
  * its thunk takes the call when every value has the exact type it reads; otherwise (no thunk,
  * or a value it does not read, such as a NumPy number or a list of tensors) the Python binding
  * takes the whole call and resolves it itself, so its semantics and every error stay its own.
@@ -30,6 +31,7 @@ typedef struct {
     PyObject *const *names;/* nparams interned names, borrowed from the caller's spec */
     int8_t slot[PTPY_MAX_SLOTS];
     int8_t required[PTPY_MAX_SLOTS];
+    int8_t tensor[PTPY_MAX_SLOTS]; /* a Tensor parameter that no Python number binds to */
 } ptpy_overload;
 
 typedef struct {
@@ -101,8 +103,15 @@ static int ptpy_fit(const ptpy_overload *o, PyObject *const *args, Py_ssize_t n,
         if (j == o->nparams || j < npos) return PTPY_NO_FIT; /* unknown, or given twice */
         slots[o->slot[j]] = args[n + k];
     }
-    for (int32_t j = 0; j < o->nparams; j++)
-        if (o->required[j] && !slots[o->slot[j]]) return PTPY_NO_FIT;
+    for (int32_t j = 0; j < o->nparams; j++) {
+        PyObject *v = slots[o->slot[j]];
+        if (o->required[j] && !v) return PTPY_NO_FIT;
+        /* bind refuses a number for such a parameter, whatever its value (`clamp(min=0)` is
+         * not clamp.Tensor's) */
+        if (o->tensor[j] && v && (PyLong_CheckExact(v) || PyFloat_CheckExact(v) ||
+                                  PyBool_Check(v) || PyComplex_CheckExact(v)))
+            return PTPY_NO_FIT;
+    }
     return PTPY_FITS;
 }
 

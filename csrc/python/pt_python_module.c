@@ -218,8 +218,9 @@ static int ptpy_small_int(PyObject *v, long lo, long hi, int32_t *out)
     return 1;
 }
 
-/* Reads one overload of _fast_caller's spec: (ident or None, names, slots, required, npos,
- * self_slot, varargs, numbers). */
+/* Reads one overload of _fast_caller's spec: (ident or None, names, slots, flags, npos,
+ * self_slot, varargs, numbers); a parameter's flags: 1 required, 2 a Tensor that no Python
+ * number binds to. */
 static int ptpy_read_overload(PyObject *row, ptpy_overload *o, int *has_out)
 {
     if (!PyTuple_Check(row) || PyTuple_GET_SIZE(row) != 8) {
@@ -246,7 +247,10 @@ static int ptpy_read_overload(PyObject *row, ptpy_overload *o, int *has_out)
         int32_t s;
         if (!ptpy_small_int(PyTuple_GET_ITEM(slots, j), 0, PTPY_MAX_SLOTS - 1, &s)) return 0;
         o->slot[j] = (int8_t)s;
-        o->required[j] = (int8_t)PyObject_IsTrue(PyTuple_GET_ITEM(req, j));
+        int32_t flags;
+        if (!ptpy_small_int(PyTuple_GET_ITEM(req, j), 0, 3, &flags)) return 0;
+        o->required[j] = (int8_t)(flags & 1);
+        o->tensor[j] = (int8_t)(flags >> 1);
     }
     if (!ptpy_small_int(PyTuple_GET_ITEM(row, 4), 0, o->nparams, &o->npos) ||
         !ptpy_small_int(PyTuple_GET_ITEM(row, 5), -1, PTPY_MAX_SLOTS - 1, &o->self_slot))
