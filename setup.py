@@ -49,7 +49,8 @@ CORE_SOURCES = sorted(glob.glob("csrc/core/*.c") + glob.glob("csrc/kernels/*.c")
 OPS_DEPS = [os.path.join(GENERATED, "pt_ops.h"), os.path.join(GENERATED, "pt_ops_internal.h")]
 OBJ_DEPS = {"": KERNEL_HEADERS + sorted(glob.glob("csrc/ops/*.h")) + OPS_DEPS}
 CORE_CFLAGS = ["-std=c11", "-O3", "-Wall", "-Wextra", "-fvisibility=hidden", "-D_GNU_SOURCE",
-               f'-DPT_VERSION="{VERSION["__version__"]}"', *CONFIG["cflags"]]
+               f'-DPT_VERSION="{VERSION["__version__"]}"', *CONFIG["cflags"],
+               *build_config.DEBUG_INFO_FLAGS]
 INCLUDE_DIRS = ["csrc/include", "csrc/core", "csrc/ops", "csrc/kernels", GENERATED]
 
 

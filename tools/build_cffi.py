@@ -122,7 +122,8 @@ def _ops_header() -> tuple:
     return gen_ops.OUT, stripped_header(os.path.join(gen_ops.OUT, "pt_ops.h"))
 
 
-def make_ffibuilder(libraries=(), library_dirs=(), extra_link_args=(), define_macros=()):
+def make_ffibuilder(libraries=(), library_dirs=(), extra_link_args=(), define_macros=(),
+                    extra_compile_args=()):
     ffi = cffi.FFI()
     ops_dir, ops_cdef = _ops_header()
     ffi.cdef(stripped_header() + ops_cdef + PYTHON_CDEF)
@@ -138,6 +139,7 @@ def make_ffibuilder(libraries=(), library_dirs=(), extra_link_args=(), define_ma
         libraries=list(libraries),
         library_dirs=list(library_dirs),
         extra_link_args=list(extra_link_args),
+        extra_compile_args=list(extra_compile_args),
         define_macros=[*define_macros, ("_CFFI_NO_LIMITED_API", None)],
     )
     return ffi
@@ -156,7 +158,8 @@ def _ffibuilder():
     libs = (["pytensor_core"] + cpu_libs + ["pytensor_core"]
             + [a[2:] for a in config["libs"] if a.startswith("-l")])
     link_args = [a for a in config["libs"] if not a.startswith("-l")]
-    return make_ffibuilder(libraries=libs + ["m", "pthread", "dl"], extra_link_args=link_args)
+    return make_ffibuilder(libraries=libs + ["m", "pthread", "dl"], extra_link_args=link_args,
+                           extra_compile_args=build_config.DEBUG_INFO_FLAGS)
 
 
 # setup.py names this through cffi_modules ("tools/build_cffi.py:ffibuilder").

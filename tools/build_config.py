@@ -36,6 +36,10 @@ int main(void) { __m256 v = _mm256_fmadd_ps(_mm256_set1_ps(1.0f), _mm256_set1_ps
 # would otherwise keep them at 256 bits. Kernels may vectorize sqrt and compare-selects: they never
 # read errno or floating-point exception flags.
 KERNEL_FLAGS = ["-O3", "-fno-math-errno", "-fno-trapping-math"]
+# Python's own CFLAGS carry -g; debug information is an eighth of the build's compile time and no
+# part of the installed module's behaviour, so a build leaves it out unless PYTENSOR_BUILD_DEBUG=1.
+# (The C tests keep theirs: they read CONFIG's flags, not these.)
+DEBUG_INFO_FLAGS = [] if os.environ.get("PYTENSOR_BUILD_DEBUG") == "1" else ["-g0"]
 CPU_CAPABILITIES = {
     "default": ["-DPT_CPU_CAP_DEFAULT=1"],
     "avx2": ["-DPT_CPU_CAP_AVX2=1", "-mavx2", "-mfma", "-mf16c"],
