@@ -303,6 +303,12 @@ class Tensor(_TensorBase):
         return self.clone()
 
     def __getitem__(self, index):
+        # `t[i]` with an int in range is select(0, i): its C caller (the bounds message of an
+        # index out of range is _indexing's, torch's words for indexing rather than select's).
+        if type(index) is int:
+            shape = self.shape
+            if shape and -shape[0] <= index < shape[0]:
+                return self.select(0, index)
         return _indexing.getitem(self, index)
 
     def __setitem__(self, index, value) -> None:
