@@ -18,6 +18,7 @@ call, ...) are counted as findings of their own kind.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import random
@@ -27,8 +28,10 @@ import subprocess
 import sys
 import time
 
+# The pytensor the caller imports (an installed one under the test runner); the source folder only
+# when none is importable (a run of this script from a development checkout).
 _ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-if _ROOT not in sys.path:
+if importlib.util.find_spec("pytensor") is None and _ROOT not in sys.path:
     sys.path.insert(0, _ROOT)
 
 # Calls that touch the file system, other processes, or block by design; and the attributes that
@@ -223,7 +226,10 @@ def run(calls: list, timeout: float, deadline: float | None = None, log=None) ->
     with os.fdopen(fd, "w") as f:
         json.dump(calls, f)
     env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONFAULTHANDLER="")
-    env["PYTHONPATH"] = _ROOT + os.pathsep + env.get("PYTHONPATH", "")
+    import pytensor
+    # children import the same pytensor as this process
+    here = os.path.dirname(os.path.dirname(os.path.abspath(pytensor.__file__)))
+    env["PYTHONPATH"] = here + os.pathsep + env.get("PYTHONPATH", "")
     result = {"crashes": [], "hangs": [], "internal": [], "kinds": {}, "calls": 0}
     start = 0
     try:

@@ -16,7 +16,8 @@ except ImportError:
 
 import pytensor
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# Children import the pytensor these tests imported (the installed one under tools/run_tests.py).
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(pytensor.__file__)))
 
 
 def run_child(code: str, timeout: float = 60.0) -> str:
