@@ -168,6 +168,15 @@ static int overlap_status(const pt_tensor *x, const pt_tensor *y)
     return is_dense(x) && is_dense(y) ? OVERLAP_PARTIAL : OVERLAP_TOO_HARD;
 }
 
+/* torch's words when the written-to tensor shares memory with an input. */
+static pt_status input_overlap_error(void)
+{
+    return PT_ERROR(PT_ERR_RUNTIME,
+                    "unsupported operation: some elements of the input tensor and the written-to "
+                    "tensor refer to a single memory location. Please clone() the tensor before "
+                    "performing the operation.");
+}
+
 /* torch's assert_no_internal_overlap and assert_no_partial_overlap for the written-to tensor. */
 pt_status pt_iter_check_write(const pt_tensor *target, const pt_tensor *input)
 {
@@ -179,10 +188,7 @@ pt_status pt_iter_check_write(const pt_tensor *target, const pt_tensor *input)
                                 "tensor refers to a single memory location. Please clone() the "
                                 "tensor before performing the operation.");
     if (input && overlap_status(target, input) == OVERLAP_PARTIAL)
-        return PT_ERROR(PT_ERR_RUNTIME,
-                        "unsupported operation: some elements of the input tensor and the "
-                        "written-to tensor refer to a single memory location. Please clone() the "
-                        "tensor before performing the operation.");
+        return input_overlap_error();
     return PT_OK;
 }
 
@@ -190,10 +196,7 @@ pt_status pt_iter_check_no_overlap(const pt_tensor *target, const pt_tensor *inp
 {
     int st = overlap_status(target, input);
     if (st == OVERLAP_PARTIAL || st == OVERLAP_FULL)
-        return PT_ERROR(PT_ERR_RUNTIME,
-                        "unsupported operation: some elements of the input tensor and the "
-                        "written-to tensor refer to a single memory location. Please clone() the "
-                        "tensor before performing the operation.");
+        return input_overlap_error();
     return PT_OK;
 }
 
