@@ -40,9 +40,11 @@ GENERATED = os.path.relpath(gen_ops.OUT, ROOT)  # build/generated
 CPU_SOURCES = sorted(glob.glob("csrc/kernels/cpu/*.c"))
 CPU_WRAPPERS = build_config.write_cpu_wrappers(CPU_SOURCES, GENERATED, CONFIG["cpu_capabilities"])
 KERNEL_HEADERS = sorted(glob.glob("csrc/kernels/*.h") + glob.glob("csrc/kernels/cpu/*.h")
-                        + glob.glob("csrc/core/*.h") + glob.glob("csrc/include/*.h"))
+                        + glob.glob("csrc/core/*.h") + glob.glob("csrc/include/*.h")
+                        + glob.glob("csrc/autograd/*.h"))
 CORE_SOURCES = sorted(glob.glob("csrc/core/*.c") + glob.glob("csrc/kernels/*.c")
-                      + glob.glob("csrc/ops/*.c")) + [os.path.join(GENERATED, "pt_ops.c")]
+                      + glob.glob("csrc/ops/*.c") + glob.glob("csrc/autograd/*.c")) + [
+    os.path.join(GENERATED, "pt_ops.c"), os.path.join(GENERATED, "pt_autograd.c")]
 # What build_clib cannot see by itself: the headers a source includes. Objects are rebuilt one by
 # one (BuildClib), so each core object depends on every header it may read, the generated ones
 # included: a changed header recompiles the core rather than leaving objects of the old layout.
@@ -51,7 +53,7 @@ OBJ_DEPS = {"": KERNEL_HEADERS + sorted(glob.glob("csrc/ops/*.h")) + OPS_DEPS}
 CORE_CFLAGS = ["-std=c11", "-O3", "-Wall", "-Wextra", "-fvisibility=hidden", "-D_GNU_SOURCE",
                f'-DPT_VERSION="{VERSION["__version__"]}"', *CONFIG["cflags"],
                *build_config.DEBUG_INFO_FLAGS]
-INCLUDE_DIRS = ["csrc/include", "csrc/core", "csrc/ops", "csrc/kernels", GENERATED]
+INCLUDE_DIRS = ["csrc/include", "csrc/core", "csrc/autograd", "csrc/ops", "csrc/kernels", GENERATED]
 
 
 def cpu_library(cap: str) -> tuple:

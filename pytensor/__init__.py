@@ -19,6 +19,8 @@ from ._version import __version__
 from . import cuda, __config__
 
 _C._initExtension(sys.modules[__name__])
+from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: E402
+                                 is_inference_mode_enabled, no_grad, set_grad_enabled)
 
 
 # Note: from here on the module's globals hold pytensor.bool, pytensor.int and pytensor.float

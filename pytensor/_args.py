@@ -144,8 +144,18 @@ def _generator_ptr(generator):
 
 
 def _check_requires_grad(requires_grad) -> None:
+    if not isinstance(requires_grad, bool):
+        raise TypeError(f"requires_grad must be a bool, not {type(requires_grad).__name__}")
+
+
+def _set_requires_grad(t, requires_grad: bool):
+    """A factory's requires_grad=True on its result: torch's factory message for other dtypes."""
     if requires_grad:
-        raise NotImplementedError("requires_grad=True: autograd is not available yet")
+        if not (t.is_floating_point() or t.is_complex()):
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                               "gradients")
+        t.requires_grad_(True)
+    return t
 
 
 def _dtype_info(dt: int):

@@ -13,12 +13,14 @@ values are packed in the inferred dtype and cast by the C core, which rounds as 
 from __future__ import annotations
 
 import array
+import functools
+import inspect
 import struct
 from typing import Optional, Sequence
 
 from . import _device, _dtype
 from ._args import (_check_requires_grad, _dim_arg, _dtype_id, _generator_ptr, _int64s, _number,
-                    _scalar, _size_args)
+                    _scalar, _set_requires_grad, _size_args)
 from ._C import _core, _raise, ffi, lib
 from ._exchange import _is_ndarray, from_array_like, from_dlpack, from_numpy
 from ._tensor import Tensor, _call, _ret
@@ -754,6 +756,22 @@ def randint_like(input: Tensor, low=0, high=None, *, generator=None, dtype=None,
 
 _strided = None
 _preserve = None
+def _grad_factory(fn):
+    """fn with its requires_grad keyword applied to the result (after fn made it)."""
+
+    @functools.wraps(fn)
+    def factory(*args, requires_grad=False, **kwargs):
+        _check_requires_grad(requires_grad)
+        return _set_requires_grad(fn(*args, **kwargs), requires_grad)
+    return factory
+
+
+for _name in ("tensor", "empty", "empty_strided", "zeros", "ones", "full", "arange", "linspace",
+              "eye", "empty_like", "zeros_like", "ones_like", "full_like", "rand", "randn",
+              "randint", "randperm", "normal", "rand_like", "randn_like", "randint_like"):
+    if "requires_grad" in inspect.signature(globals()[_name]).parameters:
+        globals()[_name] = _grad_factory(globals()[_name])
+
 _PUBLIC = (
     tensor, as_tensor, from_numpy, from_dlpack, is_tensor, empty, empty_strided, zeros, ones,
     full, arange, linspace, eye, empty_like, zeros_like, ones_like, full_like, rand, randn,

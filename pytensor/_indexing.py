@@ -65,7 +65,15 @@ def _select(t: Tensor, dim: int, index: int, orig_dim: int) -> Tensor:
     n = lib.pt_tensor_sizes(t._h)[dim]
     if index < -n or index >= n:
         raise IndexError(f"index {index} is out of bounds for dimension {orig_dim} with size {n}")
+    if lib.pt_autograd_requires_grad(t._h):  # the operator, so that autograd records it
+        return _ret(lib.pt_call_select_int(t._h, dim, index))
     return _call(lib.pt_tensor_select, t._h, dim, index)
+
+
+def _unsqueeze(t: Tensor, dim: int) -> Tensor:
+    if lib.pt_autograd_requires_grad(t._h):
+        return _ret(lib.pt_call_unsqueeze(t._h, dim))
+    return _call(lib.pt_tensor_unsqueeze, t._h, dim)
 
 
 def _slice(t: Tensor, dim: int, s: slice) -> Tensor:
@@ -77,6 +85,9 @@ def _slice(t: Tensor, dim: int, s: slice) -> Tensor:
     # Python ints past int64 clamp like any out-of-range bound.
     start = max(min(start, _INT64_MAX), -_INT64_MAX)
     stop = max(min(stop, _INT64_MAX), -_INT64_MAX)
+    if lib.pt_autograd_requires_grad(t._h):
+        return _ret(lib.pt_call_slice_Tensor(t._h, dim, ffi.new("int64_t *", start),
+                                             ffi.new("int64_t *", stop), step))
     return _call(lib.pt_tensor_slice, t._h, dim, start, stop, step)
 
 
@@ -84,6 +95,10 @@ def _select_many(t: Tensor, index: tuple) -> Tensor:
     """``t[i, j, ...]`` with ints only: one view over the remaining dims (one C call instead of one
     per index)."""
     h = t._h
+    if lib.pt_autograd_requires_grad(h):
+        for d, i in enumerate(index):
+            t = _select(t, 0, i, d)
+        return t
     ndim = lib.pt_tensor_ndim(h)
     sizes = lib.pt_tensor_sizes(h)
     strides = lib.pt_tensor_strides(h)
@@ -139,7 +154,7 @@ def getitem(t: Tensor, index) -> Tensor:
     orig_dim = 0
     for k in kinds:
         if k is None:
-            cur = _call(lib.pt_tensor_unsqueeze, cur._h, dim)
+            cur = _unsqueeze(cur, dim)
             dim += 1
         elif k is Ellipsis:
             dim += ndim - consumed
@@ -203,7 +218,7 @@ def setitem(t: Tensor, index, value) -> None:
     # torch drops leading size-1 dims of the value that the destination does not have.
     dst_ndim = lib.pt_tensor_ndim(view._h)
     while lib.pt_tensor_ndim(src._h) > dst_ndim and lib.pt_tensor_sizes(src._h)[0] == 1:
-        src = _call(lib.pt_tensor_select, src._h, 0, 0)
+        src = _select(src, 0, 0, 0)
     view.copy_(src)
 
 
@@ -270,10 +285,10 @@ def _walk(t: Tensor, entries: tuple):
     cur, dim, orig_dim, recs = t, 0, 0, []
     for k in plan:
         if k is None:
-            cur = _call(lib.pt_tensor_unsqueeze, cur._h, dim)
+            cur = _unsqueeze(cur, dim)
             dim += 1
         elif type(k) is bool:
-            cur = _call(lib.pt_tensor_unsqueeze, cur._h, dim)
+            cur = _unsqueeze(cur, dim)
             recs.append((dim, _bool_index(k, cur.device), 1))
             dim += 1
         elif k is Ellipsis:
@@ -340,7 +355,7 @@ def _advanced_set(t: Tensor, entries: tuple, value) -> None:
         src = tensor(value, dtype=cur.dtype, device=cur.device)
     # torch drops every leading size-1 dim of the value (slicePrefix1sSize).
     while lib.pt_tensor_ndim(src._h) > 0 and lib.pt_tensor_sizes(src._h)[0] == 1:
-        src = _call(lib.pt_tensor_select, src._h, 0, 0)
+        src = _select(src, 0, 0, 0)
     if not recs:
         cur.copy_(src)
         return

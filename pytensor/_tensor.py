@@ -196,10 +196,6 @@ class Tensor(_TensorBase):
     def is_sparse(self) -> bool:
         return lib.pt_tensor_layout(self._h) == lib.PT_LAYOUT_SPARSE_COO
 
-    @property
-    def requires_grad(self) -> bool:
-        return False
-
     def untyped_storage(self):
         """The UntypedStorage under this tensor (shared, not copied)."""
         s = lib.pt_tensor_storage(self._h)
@@ -377,11 +373,9 @@ class Tensor(_TensorBase):
         return _ret(lib.pt_call_permute(self._h, len(d), _int64s(d)))
 
     def _alias(self) -> "Tensor":
+        # A view of the same shape (view keeps the autograd history; as_strided has no formula).
         h = self._h
-        n = lib.pt_tensor_ndim(h)
-        return _ret(lib.pt_call_as_strided(h, n, lib.pt_tensor_sizes(h), n,
-                                           lib.pt_tensor_strides(h),
-                                           _int64_ptr(lib.pt_tensor_offset(h))))
+        return _ret(lib.pt_call_view(h, lib.pt_tensor_ndim(h), lib.pt_tensor_sizes(h)))
 
     def t(self) -> "Tensor":
         """Transpose of a tensor with at most 2 dimensions."""
@@ -869,6 +863,8 @@ def _build(module) -> None:
     _core._python_setup(Tensor, ffi.typeof("pt_tensor *"), _fail, _operator_fallback,
                         module.Size, _dtypes_by_id, _device._from_pair)
     module.Tensor = Tensor
+    from . import _autograd
+    _autograd._install(Tensor, _wrap)
     _legacy._build(module)
     from . import _opsgen
     for name, (qualname, keywords, same_self) in _WRITTEN_METHODS.items():

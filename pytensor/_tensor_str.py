@@ -207,6 +207,12 @@ def _add_suffixes(tensor_str: str, suffixes: list, indent: int, force_newline: b
 
 
 def _str(t: Tensor) -> str:
+    from .autograd.grad_mode import no_grad
+    with no_grad():
+        return _str_body(t)
+
+
+def _str_body(t: Tensor) -> str:
     prefix = "tensor(" if type(t) is Tensor else f"{type(t).__name__}("
     indent = len(prefix)
     suffixes = []
@@ -237,4 +243,9 @@ def _str(t: Tensor) -> str:
         tensor_str = _tensor_str(t, indent)
     if lib.pt_tensor_layout(h) != lib.PT_LAYOUT_STRIDED:
         suffixes.append(f"layout={t.layout}")
+    grad_fn = t.grad_fn
+    if grad_fn is not None:
+        suffixes.append(f"grad_fn=<{grad_fn.name()}>")
+    elif t.requires_grad:
+        suffixes.append("requires_grad=True")
     return _add_suffixes(prefix + tensor_str, suffixes, indent, force_newline=t.is_sparse)

@@ -29,6 +29,10 @@ HEADER = os.path.join(ROOT, "csrc", "include", "pytensor.h")
 
 PYTHON_CDEF = """
 extern "Python" void pt_py_release_handle(void *ctx);
+extern "Python" pt_status pt_py_grad_hook(void *ctx, pt_tensor *grad, pt_tensor **replacement);
+extern "Python" pt_status pt_py_custom_apply(void *ctx, int32_t n_grads, pt_tensor *const *grads,
+                                             int32_t n_outs, pt_tensor **outs);
+extern "Python" void pt_py_anomaly_trace(char *buf, size_t cap);
 extern "Python" pt_status pt_py_boxed_kernel(const pt_op *op, int32_t key, uint64_t keyset,
                                              pt_stack *stack, void *ctx);
 void *pt_py_capsule_destructor(int32_t versioned);

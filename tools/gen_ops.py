@@ -75,6 +75,7 @@ from typing import Optional
 
 if os.path.dirname(os.path.abspath(__file__)) not in sys.path:
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_autograd  # noqa: E402
 import gen_pyfast  # noqa: E402
 from gen_ops_yaml import (YAML_REL, Arg, DeclarationError, Schema, Type,  # noqa: E402
                           parse_schema, read_declarations)
@@ -82,7 +83,7 @@ from gen_ops_yaml import (YAML_REL, Arg, DeclarationError, Schema, Type,  # noqa
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 YAML = os.path.join(ROOT, *YAML_REL.split("/"))
 OUT = os.path.join(ROOT, "build", "generated")
-GENERATED = ("pt_ops.h", "pt_ops_internal.h", "pt_ops.c", "pt_pyfast.c")
+GENERATED = ("pt_ops.h", "pt_ops_internal.h", "pt_ops.c", "pt_pyfast.c", "pt_autograd.c")
 
 
 # ---------------------------------------------------------------- C forms of arguments and returns
@@ -278,7 +279,7 @@ def declaration_files() -> list:
     other csrc/ops/*.yaml files (one per operator family) in name order."""
     folder = os.path.dirname(YAML)
     names = sorted(n for n in os.listdir(folder) if n.endswith(".yaml") and
-                   os.path.join(folder, n) != YAML)
+                   os.path.join(folder, n) != YAML and n != "derivatives.yaml")
     rel_dir = os.path.dirname(YAML_REL)
     return [(YAML, YAML_REL)] + [(os.path.join(folder, n), f"{rel_dir}/{n}") for n in names]
 
@@ -607,11 +608,26 @@ def emit_entry(op: Op, out: list):
         out.append(f"    uint64_t keys = {keys[0]};")
         out.extend(f"    keys |= {k};" for k in keys[1:])
         out.append("    const uint64_t ks = pt_dispatch_compute_keyset(op, keys);")
+    # Note [version counters] (csrc/autograd/autograd.h): below autograd, bump what is written.
+    written = [ca.params[0][1] for a, ca in zip(s.args, op.cargs)
+               if a.type.base == "Tensor" and a.type.write and not a.type.shape]
+    bump = " || ".join(f"pt_version_bump_tensor({w}) != PT_OK" for w in written)
+    below = "!(ks & (UINT64_C(7) << PT_KEY_AUTOGRAD_CPU))"
     if op.returns_tensor:
         out.append("    pt_tensor *ret = NULL;")
         out.append(_wrap(4, f"if (call_{ident}", ["ks"] + [n for _, n in params] + ["&ret"],
                          " != PT_OK) return NULL;"))
+        if written:
+            out.append(f"    if ({below} && ({bump})) {{")
+            out.append("        pt_tensor_release(ret);")
+            out.append("        return NULL;")
+            out.append("    }")
         out.append("    return ret;")
+    elif written:
+        out.append(_wrap(4, f"pt_status st = call_{ident}", ["ks"] + [n for _, n in params + outs],
+                         ";"))
+        out.append(f"    if (st == PT_OK && {below} && ({bump})) st = PT_ERR_MEMORY;")
+        out.append("    return st;")
     else:
         out.append(_wrap(4, f"return call_{ident}", ["ks"] + [n for _, n in params + outs], ";"))
     out.append("}")
@@ -757,8 +773,14 @@ def generate(files: Optional[list] = None, out_dir: str = OUT) -> list:
     """Writes pt_ops.h, pt_ops_internal.h, pt_ops.c and pt_pyfast.c into out_dir (only files whose text
     changed, so that make and setuptools rebuild only what they must). Returns the operators."""
     ops = load_ops(files)
+    derivs = gen_autograd.load(ops) if files is None else []
+    ag = gen_autograd.kernels(derivs)
+    for op in ops:
+        if op.schema.full_name in ag:
+            op.impls.append(("Autograd", ag[op.schema.full_name], op.line))
     texts = {"pt_ops.h": emit_header(ops), "pt_ops_internal.h": emit_internal(ops),
-             "pt_ops.c": emit_c(ops), "pt_pyfast.c": gen_pyfast.emit(ops)}
+             "pt_ops.c": emit_c(ops), "pt_pyfast.c": gen_pyfast.emit(ops),
+             "pt_autograd.c": gen_autograd.emit(ops, derivs)}
     os.makedirs(out_dir, exist_ok=True)
     for name in GENERATED:
         path = os.path.join(out_dir, name)

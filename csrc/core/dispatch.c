@@ -329,7 +329,7 @@ static pt_status plan_new(pt_schema *schema, pt_arg_plan **out)
     size_t n = (size_t)(nargs > 0 ? nargs : 0);
     pt_arg_plan *plan = malloc(sizeof *plan + n * sizeof plan->tensor_args[0]);
     if (!plan) return PT_ERROR(PT_ERR_MEMORY, "def: out of memory");
-    *plan = (pt_arg_plan){schema, nargs, pt_schema_is_vararg(schema) != 0, 0, NULL};
+    *plan = (pt_arg_plan){schema, nargs, pt_schema_is_vararg(schema) != 0, 0, 0, NULL};
     for (int32_t i = 0; i < nargs; i++) {
         pt_schema_arg_info info;
         pt_status st = pt_schema_argument(schema, i, &info);
@@ -338,6 +338,7 @@ static pt_status plan_new(pt_schema *schema, pt_arg_plan **out)
             return st;
         }
         if (info.elem_kind != PT_TYPE_TENSOR) continue;
+        if (info.alias_is_write && !info.list && i < 64) plan->written |= (uint64_t)1 << i;
         plan->tensor_args[plan->ntensors++] = (pt_plan_arg){
             i, info.list != 0, info.optional != 0, info.optional_elems != 0, info.name};
     }
@@ -729,7 +730,20 @@ pt_status pt_dispatch_call(const pt_op *op, pt_stack *stack)
     uint64_t keyset = pt_dispatch_compute_keyset(op, keys);
     int32_t key;
     const pt_kernel *k = pt_dispatch_slot(op, keyset, &key);
-    return k->boxed(op, key, keyset, stack, k->ctx);
+    const pt_arg_plan *plan = atomic_load_explicit(&op->plan, memory_order_acquire);
+    if (!plan->written || (keyset & PT_AUTOGRAD_KEYS))
+        return k->boxed(op, key, keyset, stack, k->ctx);
+    /* Below autograd, a call that writes bumps the written tensors' versions (Note [version
+     * counters] in csrc/autograd/autograd.h). The arguments are borrowed: keep them. */
+    pt_tensor *written[8];
+    int32_t nw = 0;
+    const pt_ivalue *args = stack->items + (stack->size - plan->nargs);
+    for (int32_t i = 0; i < plan->nargs && i < 64 && nw < 8; i++)
+        if ((plan->written >> i) & 1 && args[i].tag == PT_IV_TENSOR && args[i].t)
+            written[nw++] = args[i].t;
+    PT_TRY(k->boxed(op, key, keyset, stack, k->ctx));
+    for (int32_t i = 0; i < nw; i++) PT_TRY(pt_version_bump_tensor(written[i]));
+    return PT_OK;
 }
 
 pt_status pt_dispatch_redispatch(const pt_op *op, int32_t below_key, uint64_t keyset,

@@ -63,6 +63,7 @@ typedef struct pt_arg_plan {
     int32_t nargs;
     int32_t vararg;
     int32_t ntensors;
+    uint64_t written; /* bit i: argument i is a written tensor (`Tensor(a!)`), i < 64 */
     struct pt_arg_plan *retired_next;
     pt_plan_arg tensor_args[];
 } pt_arg_plan;

@@ -177,7 +177,8 @@ static void init_once(void)
         {"cpu kernels", pt_cpu_stubs_init},  {"dtypes", pt_dtype_init},
         {"devices", pt_device_init},
         {"blas", pt_blas_init},              {"generators", pt_generator_init},
-        {"operators", pt_ops_init},          {"backends", load_backends},
+        {"operators", pt_ops_init},          {"autograd", pt_autograd_init},
+        {"backends", load_backends},
     };
     double t0 = pt_now_us();
     pt_status st = build_facts();

@@ -161,6 +161,8 @@ struct pt_storage {
 };
 
 enum { PT_INLINE_DIMS = 6 };
+struct pt_autograd_meta; /* csrc/autograd/autograd.h */
+typedef struct pt_version pt_version;
 struct pt_tensor {
     _Atomic int64_t refcount;
     pt_storage *storage; /* owned reference */
@@ -170,10 +172,13 @@ struct pt_tensor {
     int32_t dtype;
     int32_t layout;
     bool wrapped_number; /* Note [wrapped numbers] (pytensor.h) */
+    bool is_view;        /* made by a view op from another tensor's storage (autograd checks it) */
     pt_device device;
     int64_t *sizes;   /* points into inline_dims or to a heap block of 2 * ndim */
     int64_t *strides; /* sizes + ndim */
     int64_t inline_dims[2 * PT_INLINE_DIMS];
+    struct pt_autograd_meta *autograd; /* NULL: takes no part in autograd (Note [autograd metadata]) */
+    _Atomic(pt_version *) version;     /* shared with views; NULL reads as 0 (Note [version counters]) */
 };
 
 /* Metadata helpers shared by tensor.c, view.c and the kernels. */
@@ -191,6 +196,9 @@ pt_status pt_broadcast_sizes(int32_t na, const int64_t *a, int32_t nb, const int
  * storage. */
 pt_status pt_tensor_make(pt_storage *storage, int32_t dtype, int32_t ndim, const int64_t *sizes,
                          const int64_t *strides, int64_t offset, pt_tensor **out);
+/* dst takes src's storage, dtype, sizes, strides and offset (Tensor.data = src); its autograd
+ * metadata and version counter stay. */
+pt_status pt_tensor_shallow_copy_from(pt_tensor *dst, const pt_tensor *src);
 /* Writes "[2, 3]" into buf for error messages (cut with "..." when longer than cap >= 8);
  * returns buf. */
 const char *pt_format_ints(char *buf, size_t cap, int32_t n, const int64_t *v);
@@ -231,11 +239,17 @@ typedef struct pt_kernel {
     void *ctx;
     const char *debug;
 } pt_kernel;
-/* The key bit of a tensor's device (more bits arrive with autograd). */
+/* The key bits of a tensor: its device's backend key, and the matching autograd key when it has
+ * autograd metadata (Note [autograd metadata] in csrc/autograd/autograd.h). */
 static inline uint64_t pt_tensor_keys(const pt_tensor *t)
 {
-    return t ? (uint64_t)1 << t->device.type : 0;
+    if (!t) return 0;
+    uint64_t k = (uint64_t)1 << t->device.type;
+    return t->autograd ? k | (k << PT_KEY_AUTOGRAD_CPU) : k;
 }
+/* Increments t's version counter (csrc/autograd/variable.c; Note [version counters] in
+ * csrc/autograd/autograd.h). */
+pt_status pt_version_bump_tensor(pt_tensor *t);
 /* (tensor_keys | tls included) & ~tls excluded & the op's non-fallthrough mask. */
 uint64_t pt_dispatch_compute_keyset(const pt_op *op, uint64_t tensor_keys);
 /* The slot for the highest key in keyset; writes the key. Never NULL: a missing slot is a kernel
@@ -258,6 +272,8 @@ pt_status pt_blas_init(int64_t *count, const char **detail);           /* kernel
 pt_status pt_generator_init(int64_t *count, const char **detail);      /* generator.c */
 /* generated (tools/gen_ops.py): parse and def every declared schema, register its kernels. */
 pt_status pt_ops_init(int64_t *count, const char **detail);
+/* csrc/autograd/variable.c: the autograd fallback at the autograd keys; counts the formulas. */
+pt_status pt_autograd_init(int64_t *count, const char **detail);
 /* backend.c: dlopen libdir/libpytensor_cuda.so when present and let it register itself. */
 pt_status pt_backend_init(const char *libdir, int64_t *count, const char **detail);
 

@@ -17,6 +17,7 @@
 
 #include "alloc_cache.h"
 #include "internal.h"
+#include "autograd.h"
 
 /* ---------------------------------------------------------------- formatting for messages */
 const char *pt_format_ints(char *buf, size_t cap, int32_t n, const int64_t *v)
@@ -205,6 +206,9 @@ static pt_status tensor_new(pt_storage *storage, int32_t dtype, int32_t ndim, co
     t->layout = PT_LAYOUT_STRIDED;
     t->wrapped_number = false;
     t->device = storage->device;
+    t->is_view = false;
+    t->autograd = NULL;
+    atomic_init(&t->version, NULL);
     *out = t;
     return PT_OK;
 }
@@ -288,11 +292,35 @@ pt_status pt_tensor_from_storage(pt_storage *s, int32_t dtype, int32_t ndim, con
     return pt_tensor_make(s, dtype, ndim, sizes, strides, offset, out);
 }
 
+pt_status pt_tensor_shallow_copy_from(pt_tensor *dst, const pt_tensor *src)
+{
+    if (dst == src) return PT_OK;
+    int64_t *sizes = dst->inline_dims;
+    if (src->ndim > PT_INLINE_DIMS) PT_TRY(dims_alloc(src->ndim, &sizes));
+    dims_free(dst);
+    dst->sizes = sizes;
+    dst->strides = sizes + src->ndim;
+    copy_ints(dst->sizes, src->sizes, src->ndim);
+    copy_ints(dst->strides, src->strides, src->ndim);
+    pt_storage_retain(src->storage);
+    pt_storage_release(dst->storage);
+    dst->storage = src->storage;
+    dst->offset = src->offset;
+    dst->numel = src->numel;
+    dst->ndim = src->ndim;
+    dst->dtype = src->dtype;
+    dst->layout = src->layout;
+    dst->device = src->device;
+    return PT_OK;
+}
+
 void pt_tensor_retain(pt_tensor *t) { atomic_fetch_add_explicit(&t->refcount, 1, memory_order_relaxed); }
 
 void pt_tensor_release(pt_tensor *t)
 {
     if (!t || !pt_refcount_drop(&t->refcount)) return;
+    if (t->autograd || atomic_load_explicit(&t->version, memory_order_relaxed))
+        pt_autograd_tensor_free(t);
     pt_storage_release(t->storage);
     dims_free(t);
     pt_cached_object_free(PT_CACHED_TENSOR, t);

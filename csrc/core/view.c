@@ -11,14 +11,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "autograd.h"
 #include "internal.h"
 
 enum { LIST_CHARS = 256 }; /* a few shapes per message; the error slot holds 1 KiB */
 
+/* A view shares its base's version counter (Note [version counters]). */
+static pt_status share_version(const pt_tensor *t, pt_tensor **out)
+{
+    (*out)->is_view = true;
+    pt_status st = pt_version_share(t, *out);
+    if (st != PT_OK) {
+        pt_tensor_release(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
 static pt_status make_view(const pt_tensor *t, int32_t ndim, const int64_t *sizes,
                            const int64_t *strides, int64_t offset, pt_tensor **out)
 {
-    return pt_tensor_make(t->storage, t->dtype, ndim, sizes, strides, offset, out);
+    PT_TRY(pt_tensor_make(t->storage, t->dtype, ndim, sizes, strides, offset, out));
+    return share_version(t, out);
 }
 
 static pt_status check_ndim(int32_t ndim, const char *what)
@@ -56,7 +70,8 @@ static pt_status scaled_stride(int64_t stride, int64_t step, int64_t size, int64
 pt_status pt_tensor_as_strided(const pt_tensor *t, int32_t ndim, const int64_t *sizes,
                                const int64_t *strides, int64_t offset, pt_tensor **out)
 {
-    return pt_tensor_from_storage(t->storage, t->dtype, ndim, sizes, strides, offset, out);
+    PT_TRY(pt_tensor_from_storage(t->storage, t->dtype, ndim, sizes, strides, offset, out));
+    return share_version(t, out);
 }
 
 /* ---------------------------------------------------------------- view / reshape */

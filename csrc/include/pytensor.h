@@ -612,6 +612,85 @@ PT_API uint64_t pt_dispatch_tls_included(void);
 PT_API uint64_t pt_dispatch_tls_excluded(void);
 PT_API void pt_dispatch_tls_set(uint64_t included, uint64_t excluded);
 
+/* ---------------------------------------------------------------- autograd (csrc/autograd) */
+typedef struct pt_node pt_node; /* a backward graph node (grad_fn); reference-counted */
+typedef struct pt_hook pt_hook; /* a registered gradient hook; reference-counted */
+/* A gradient hook: may write a replacement gradient (new reference) into *replacement. */
+typedef pt_status (*pt_grad_hook_fn)(void *ctx, pt_tensor *grad, pt_tensor **replacement);
+typedef void (*pt_ctx_release_fn)(void *ctx);
+/* requires_grad of a leaf; PT_ERR_RUNTIME for a non-leaf turned off and for dtypes that are not
+ * floating point or complex. */
+PT_API pt_status pt_autograd_set_requires_grad(pt_tensor *t, int32_t requires_grad);
+PT_API int32_t pt_autograd_requires_grad(const pt_tensor *t);
+PT_API int32_t pt_autograd_is_leaf(const pt_tensor *t);
+PT_API int32_t pt_autograd_retains_grad(const pt_tensor *t);
+PT_API int32_t pt_autograd_output_nr(const pt_tensor *t);
+PT_API int64_t pt_autograd_version(const pt_tensor *t);
+PT_API pt_tensor *pt_autograd_grad(const pt_tensor *t);  /* new reference, NULL when none */
+PT_API pt_node *pt_autograd_grad_fn(const pt_tensor *t); /* new reference, NULL when none */
+/* Sets .grad (NULL clears it); the caller checks shape, dtype and device. */
+PT_API pt_status pt_autograd_set_grad(pt_tensor *t, const pt_tensor *grad);
+PT_API pt_status pt_autograd_retain_grad(pt_tensor *t);
+/* detach(): shares storage and version counter; data: shares storage, own version counter. */
+PT_API pt_status pt_autograd_detach(const pt_tensor *t, pt_tensor **out);
+PT_API pt_status pt_autograd_detach_(pt_tensor *t);
+PT_API pt_status pt_autograd_data(const pt_tensor *t, pt_tensor **out);
+/* `t.data = src`: t takes src's storage, dtype, shape and strides, keeping its autograd state. */
+PT_API pt_status pt_autograd_set_data(pt_tensor *t, const pt_tensor *src);
+/* Increments the version counter (what an in-place call does). */
+PT_API pt_status pt_autograd_bump_version(pt_tensor *t);
+/* Grad mode and anomaly mode (thread-local / process-wide as in torch). */
+PT_API int32_t pt_autograd_is_grad_enabled(void);
+PT_API void pt_autograd_set_grad_enabled(int32_t enabled);
+PT_API int32_t pt_autograd_is_anomaly_enabled(void);
+PT_API int32_t pt_autograd_is_anomaly_check_nan_enabled(void);
+PT_API void pt_autograd_set_anomaly_enabled(int32_t enabled, int32_t check_nan);
+/* Called when a node is made in anomaly mode: writes the creating stack (NUL-terminated text, at
+ * most cap bytes) into buf. */
+typedef void (*pt_anomaly_trace_fn)(char *buf, size_t cap);
+PT_API void pt_autograd_set_anomaly_tracer(pt_anomaly_trace_fn fn);
+/* Runs backward from n tensors with their gradients (NULL entries: not allowed, the caller
+ * makes them). With n_inputs > 0 only gradients for `inputs` are computed: accumulate != 0 puts
+ * them into .grad (backward(inputs=)), otherwise they are written to out (new references, NULL
+ * for unused inputs when allow_unused; autograd.grad). */
+PT_API pt_status pt_autograd_backward(int32_t n, pt_tensor *const *tensors,
+                                      pt_tensor *const *grads, int32_t retain_graph,
+                                      int32_t create_graph, int32_t n_inputs,
+                                      pt_tensor *const *inputs, int32_t accumulate,
+                                      int32_t allow_unused, pt_tensor **out);
+/* Graph nodes. */
+PT_API void pt_node_retain(pt_node *n);
+PT_API void pt_node_release(pt_node *n);
+PT_API const char *pt_node_name(const pt_node *n);
+PT_API uint64_t pt_node_sequence_nr(const pt_node *n);
+PT_API int32_t pt_node_num_next(const pt_node *n);
+PT_API int32_t pt_node_num_inputs(const pt_node *n);
+/* Next edge i: its node (new reference, NULL when none) and input number. */
+PT_API pt_status pt_node_next(const pt_node *n, int32_t i, pt_node **node, int32_t *input_nr);
+/* A saved field `_saved_<name>` as a value (tensors: new reference). PT_ERR_VALUE when the node
+ * has no such field. */
+PT_API pt_status pt_node_saved(pt_node *n, const char *name, pt_ivalue *out);
+/* The stack recorded in anomaly mode, or NULL. */
+PT_API const char *pt_node_anomaly_trace(const pt_node *n);
+/* Tensor hooks: run on the gradient of t when it is computed (before accumulation for leaves). */
+PT_API pt_status pt_autograd_register_hook(pt_tensor *t, pt_grad_hook_fn fn, void *ctx,
+                                           pt_ctx_release_fn release, pt_hook **out);
+PT_API void pt_hook_remove(pt_hook *h);
+PT_API void pt_hook_release(pt_hook *h);
+/* Custom Functions: a node whose backward calls apply(ctx, grads of its n_outputs outputs ->
+ * gradients of its n_inputs inputs). Next edges come from inputs (NULL entries: not tensors). */
+typedef pt_status (*pt_custom_apply_fn)(void *ctx, int32_t n_grads, pt_tensor *const *grads,
+                                        int32_t n_outs, pt_tensor **outs);
+PT_API pt_status pt_autograd_custom_node(const char *name, pt_custom_apply_fn apply, void *ctx,
+                                         pt_ctx_release_fn release, int32_t n_inputs,
+                                         pt_tensor *const *inputs, int32_t n_outputs,
+                                         pt_node **out);
+/* Makes t output output_nr of node (its grad_fn); for custom Functions. */
+PT_API pt_status pt_autograd_set_history(pt_tensor *t, pt_node *node, int32_t output_nr);
+/* The number of formulas (generated autograd kernels) and their operator names. */
+PT_API int32_t pt_autograd_formula_count(void);
+PT_API const char *pt_autograd_formula_op(int32_t index);
+
 /* ---------------------------------------------------------------- CPU capability (csrc/core/cpu_capability.c) */
 enum { PT_CPU_DEFAULT = 0, PT_CPU_AVX2 = 1, PT_CPU_AVX512 = 2, PT_CPU_CAPABILITY_COUNT = 3 };
 PT_API int32_t pt_cpu_capability(void);          /* in use (after PYTENSOR_CPU_CAPABILITY) */

@@ -41,7 +41,10 @@ bool pt_blas_strides_ok(int64_t m, int64_t n, int64_t *rs, int64_t *cs)
     }
     if (m <= 1) *rs = (*cs < 0 ? -*cs : *cs) * n; /* a row: any row stride past its end */
     if (n <= 1) *cs = (*rs < 0 ? -*rs : *rs) * m;
-    int64_t r = *rs < 0 ? -*rs : *rs, c = *cs < 0 ? -*cs : *cs;
+    /* Negative strides go to a contiguous copy: BLIS 0.9 computes wrong products with a
+     * negative column stride on its B operand. */
+    if (*rs < 0 || *cs < 0) return false;
+    int64_t r = *rs, c = *cs;
     if (r == 0 || c == 0) return false;
     /* Dense or gapped in one of the two orders: the forms in which no two elements meet. */
     if (r <= c) return r * m <= c;

@@ -117,12 +117,29 @@ def test_multi_element_tensors_inside_lists_raise():
         pytensor.tensor([pytensor.tensor([1, 2])])
 
 
-def test_requires_grad_true_raises_not_implemented():
-    with pytest.raises(NotImplementedError, match="autograd is not available yet"):
-        pytensor.tensor([1.0], requires_grad=True)
-    with pytest.raises(NotImplementedError, match="autograd"):
-        pytensor.zeros(2, requires_grad=True)
-    assert pytensor.ones(1, requires_grad=False).tolist() == [1.0]
+@pytest.mark.parametrize("make", [
+    lambda rg: pytensor.tensor([1.0], requires_grad=rg),
+    lambda rg: pytensor.zeros(2, requires_grad=rg),
+    lambda rg: pytensor.ones(2, 3, requires_grad=rg),
+    lambda rg: pytensor.full((2,), 1.5, requires_grad=rg),
+    lambda rg: pytensor.arange(3.0, requires_grad=rg),
+    lambda rg: pytensor.randn(2, requires_grad=rg),
+    lambda rg: pytensor.zeros_like(pytensor.ones(2), requires_grad=rg),
+    lambda rg: pytensor.empty(2, requires_grad=rg),
+], ids=["tensor", "zeros", "ones", "full", "arange", "randn", "zeros_like", "empty"])
+def test_factories_make_leaves_that_require_grad(make):
+    t = make(True)
+    assert t.requires_grad and t.is_leaf and t.grad_fn is None
+    assert not make(False).requires_grad
+
+
+def test_factories_refuse_requires_grad_for_integer_dtypes():
+    with pytest.raises(RuntimeError, match="Only Tensors of floating point and complex dtype"):
+        pytensor.tensor([1], requires_grad=True)
+    with pytest.raises(RuntimeError, match="Only Tensors of floating point and complex dtype"):
+        pytensor.zeros(2, dtype=pytensor.int64, requires_grad=True)
+    with pytest.raises(TypeError, match="requires_grad must be a bool"):
+        pytensor.zeros(2, requires_grad="yes")
 
 
 # ------------------------------------------------------------------ tensor(): other sources

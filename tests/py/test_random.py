@@ -191,9 +191,11 @@ def test_generator_argument_must_be_a_generator():
         pytensor.zeros(2).normal_(generator="g")
 
 
-def test_random_factories_refuse_requires_grad():
-    with pytest.raises(NotImplementedError, match="autograd"):
-        pytensor.rand(2, requires_grad=True)
+def test_random_factories_make_leaves_that_require_grad():
+    t = pytensor.rand(2, requires_grad=True)
+    assert t.requires_grad and t.is_leaf
+    with pytest.raises(RuntimeError, match="Only Tensors of floating point"):
+        pytensor.randint(0, 3, (2,), requires_grad=True)
 
 
 def test_random_numbers_are_philox_and_match_torch_shapes_only():

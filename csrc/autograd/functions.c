@@ -1,0 +1,973 @@
+/* functions.c - the formula helpers (functions.h). Each builds its result from operator calls
+ * through the entry points, keeping its temporaries in a small arena released at the end. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "functions.h"
+#include "pt_ops.h"
+
+/* ---------------------------------------------------------------- temporaries */
+enum { ARENA_SLOTS = 48 };
+typedef struct {
+    pt_tensor *t[ARENA_SLOTS];
+    int n;
+} arena;
+
+static pt_tensor *keep(arena *a, pt_tensor *t)
+{
+    if (!t) return NULL;
+    if (a->n == ARENA_SLOTS) { /* never with the helpers below; fail rather than leak */
+        pt_tensor_release(t);
+        PT_ERROR(PT_ERR_RUNTIME, "autograd: too many temporaries in a formula helper");
+        return NULL;
+    }
+    a->t[a->n++] = t;
+    return t;
+}
+
+static void arena_free(arena *a)
+{
+    for (int i = 0; i < a->n; i++) pt_tensor_release(a->t[i]);
+    a->n = 0;
+}
+
+/* The result of a helper: a new reference to r (kept in the arena), everything else released. */
+static pt_tensor *finish(arena *a, const pt_tensor *r)
+{
+    if (r) pt_tensor_retain((pt_tensor *)r);
+    arena_free(a);
+    return (pt_tensor *)r;
+}
+
+#define K(var, expr)                                                                               \
+    do {                                                                                           \
+        var = keep(&ar, (expr));                                                                   \
+        if (!var) goto fail;                                                                       \
+    } while (0)
+
+static const pt_scalar S_ZERO = {PT_SCALAR_INT, 0, 0.0, 0.0};
+static const pt_scalar S_ONE = {PT_SCALAR_INT, 1, 0.0, 0.0};
+static const pt_scalar S_TWO = {PT_SCALAR_INT, 2, 0.0, 0.0};
+
+static pt_scalar s_double(double v) { return (pt_scalar){PT_SCALAR_FLOAT, 0, v, 0.0}; }
+
+static double scalar_value(const pt_scalar *s)
+{
+    return s->kind == PT_SCALAR_FLOAT || s->kind == PT_SCALAR_COMPLEX ? s->re : (double)s->i;
+}
+
+/* Wraps dim against n dims (n = 0 takes 0 and -1). -1 on error (recorded). */
+static int64_t wrap(int64_t dim, int32_t n)
+{
+    int32_t out;
+    if (pt_wrap_dim(dim, n, &out) != PT_OK) return -1;
+    return out;
+}
+
+/* Tensor of zeros with grad's dtype and device. */
+static pt_tensor *zeros_for(const pt_tensor *grad, int32_t n, const int64_t *sizes)
+{
+    pt_device dev = grad->device;
+    return pt_call_zeros(n, sizes, grad->dtype, -1, &dev, -1);
+}
+
+/* The reduced dims as a mask over n dims: none given (nd < 0) or empty means all. */
+static pt_status reduced_mask(int32_t n, int32_t nd, const int64_t *dims, bool *mask)
+{
+    for (int32_t i = 0; i < n; i++) mask[i] = nd <= 0;
+    for (int32_t i = 0; i < nd; i++) {
+        int64_t d = wrap(dims[i], n);
+        if (d < 0) return pt_error_code();
+        if (n > 0) mask[d] = true;
+    }
+    return PT_OK;
+}
+
+/* grad with the reduced dims put back (size 1) when the reduction dropped them. */
+static pt_tensor *restore_dims(arena *a, const pt_tensor *grad, int32_t n, int32_t nd,
+                               const int64_t *dims, int32_t keepdim)
+{
+    if (keepdim || n == 0 || grad->ndim == n) return (pt_tensor *)grad;
+    bool mask[PT_MAX_DIMS];
+    if (reduced_mask(n, nd, dims, mask) != PT_OK) return NULL;
+    const pt_tensor *g = grad;
+    for (int32_t d = 0; d < n; d++) {
+        if (!mask[d]) continue;
+        g = keep(a, pt_call_unsqueeze(g, d));
+        if (!g) return NULL;
+    }
+    return (pt_tensor *)g;
+}
+
+/* When the helper computed its result with calls that record no history (buffers written in
+ * place), the result gets a node that refuses double backward, so create_graph never silently
+ * loses a term. */
+static pt_tensor *refuse_double_backward(pt_tensor *r, const char *name, const pt_tensor *input)
+{
+    if (!r || !pt_grad_mode_enabled() || !pt_requires_grad(input)) return r;
+    pt_node *node;
+    pt_status st = pt_not_implemented_node(name, 1, &input, 1, &node);
+    if (st == PT_OK) {
+        st = pt_set_history(r, node, 0);
+        pt_node_release(node);
+    }
+    if (st != PT_OK) {
+        pt_tensor_release(r);
+        return NULL;
+    }
+    return r;
+}
+
+/* ---------------------------------------------------------------- utilities */
+bool pt_ag_differentiable(const pt_tensor *t)
+{
+    const pt_dtype_info *info = pt_dtype_info_of(t->dtype);
+    return info && (info->kind & (PT_KIND_FLOAT | PT_KIND_COMPLEX));
+}
+
+pt_status pt_ag_copy_ints(int32_t n, const int64_t *v, int32_t *len, int64_t **out)
+{
+    *len = n;
+    *out = NULL;
+    if (n <= 0) return PT_OK;
+    *out = malloc(sizeof(int64_t) * (size_t)n);
+    if (!*out) return PT_ERROR(PT_ERR_MEMORY, "autograd: out of memory");
+    memcpy(*out, v, sizeof(int64_t) * (size_t)n);
+    return PT_OK;
+}
+
+pt_status pt_ag_save_copy(pt_saved_var *v, const pt_tensor *t)
+{
+    const uint64_t saved = pt_below_autograd_begin();
+    pt_tensor *c = pt_call_clone(t, -1);
+    pt_below_autograd_end(saved);
+    if (!c) return pt_error_code();
+    pt_status st = pt_saved_save(v, c, false);
+    pt_tensor_release(c);
+    return st;
+}
+
+/* ---------------------------------------------------------------- shapes */
+pt_tensor *pt_ag_zeros_like(const pt_tensor *grad) { return pt_call_zeros_like(grad, -1, -1, NULL, -1, -1); }
+
+pt_tensor *pt_ag_sum_to(const pt_tensor *grad, int32_t n, const int64_t *sizes)
+{
+    if (grad->ndim == n && (n == 0 || memcmp(grad->sizes, sizes, sizeof(int64_t) * (size_t)n) == 0)) {
+        pt_tensor_retain((pt_tensor *)grad);
+        return (pt_tensor *)grad;
+    }
+    int64_t dims[PT_MAX_DIMS];
+    int32_t nd = 0;
+    const int32_t lead = grad->ndim - n;
+    for (int32_t i = 0; i < grad->ndim; i++)
+        if (i < lead || (sizes[i - lead] == 1 && grad->sizes[i] != 1)) dims[nd++] = i;
+    arena ar = {0};
+    pt_tensor *r = (pt_tensor *)grad;
+    if (nd) K(r, pt_call_sum_dim_IntList(grad, nd, dims, 1, -1));
+    K(r, pt_call_reshape(r, n, sizes));
+    return finish(&ar, r);
+fail:
+    return finish(&ar, NULL);
+}
+
+pt_tensor *pt_ag_sum_backward(const pt_tensor *grad, int32_t n, const int64_t *sizes, int32_t nd,
+                              const int64_t *dims, int32_t keepdim)
+{
+    arena ar = {0};
+    pt_tensor *g, *r;
+    g = restore_dims(&ar, grad, n, nd, dims, keepdim);
+    if (!g) goto fail;
+    K(r, pt_call_expand(g, n, sizes, 0));
+    return finish(&ar, r);
+fail:
+    return finish(&ar, NULL);
+}
+
+pt_tensor *pt_ag_mean_backward(const pt_tensor *grad, int32_t n, const int64_t *sizes,
+                               int32_t nd, const int64_t *dims, int32_t keepdim)
+{
+    bool mask[PT_MAX_DIMS];
+    if (reduced_mask(n, nd, dims, mask) != PT_OK) return NULL;
+    int64_t count = 1;
+    for (int32_t i = 0; i < n; i++)
+        if (mask[i]) count *= sizes[i];
+    arena ar = {0};
+    pt_tensor *s, *r;
+    K(s, pt_ag_sum_backward(grad, n, sizes, nd, dims, keepdim));
+    pt_scalar c = {PT_SCALAR_INT, count, 0.0, 0.0};
+    K(r, pt_call_div_Scalar(s, &c));
+    return finish(&ar, r);
+fail:
+    return finish(&ar, NULL);
+}
+
+pt_tensor *pt_ag_mul_alpha(const pt_tensor *grad, const pt_scalar *alpha)
+{
+    if (!alpha || (alpha->kind != PT_SCALAR_COMPLEX && scalar_value(alpha) == 1.0)) {
+        pt_tensor_retain((pt_tensor *)grad);
+        return (pt_tensor *)grad;
+    }
+    return pt_call_mul_Scalar(grad, alpha);
+}
+
+pt_tensor *pt_ag_permute_backward(const pt_tensor *grad, int32_t n, const int64_t *dims)
+{
+    int64_t inv[PT_MAX_DIMS];
+    for (int32_t i = 0; i < n; i++) {
+        int64_t d = wrap(dims[i], n);
+        if (d < 0) return NULL;
+        inv[d] = i;
+    }
+    return pt_call_permute(grad, n, inv);
+}
+
+/* ---------------------------------------------------------------- pow */
+pt_tensor *pt_ag_pow_backward(const pt_tensor *grad, const pt_tensor *self,
+                              const pt_scalar *exponent)
+{
+    if (exponent->kind != PT_SCALAR_COMPLEX && scalar_value(exponent) == 0.0)
+        return pt_call_zeros_like(self, -1, -1, NULL, -1, -1);
+    pt_scalar em1 = *exponent;
+    if (em1.kind == PT_SCALAR_FLOAT || em1.kind == PT_SCALAR_COMPLEX) em1.re -= 1.0;
+    else em1 = (pt_scalar){PT_SCALAR_INT, exponent->i - 1, 0.0, 0.0};
+    arena ar = {0};
+    pt_tensor *p, *t, *r;
+    K(p, pt_call_pow_Tensor_Scalar(self, &em1));
+    K(t, pt_call_mul_Scalar(p, exponent));
+    K(r, pt_call_mul_Tensor(grad, t));
+    return finish(&ar, r);
+fail:
+    return finish(&ar, NULL);
+}
+
+pt_tensor *pt_ag_pow_backward_self(const pt_tensor *grad, const pt_tensor *self,
+                                   const pt_tensor *exponent)
+{
+    arena ar = {0};
+    pt_tensor *em1, *p, *t, *r0, *mask, *r;
+    K(em1, pt_call_sub_Scalar(exponent, &S_ONE, &S_ONE));
+    K(p, pt_call_pow_Tensor_Tensor(self, em1));
+    K(t, pt_call_mul_Tensor(exponent, p));
+    K(r0, pt_call_mul_Tensor(grad, t));
+    K(mask, pt_call_eq_Scalar(exponent, &S_ZERO));
+    K(r, pt_call_where_ScalarSelf(mask, &S_ZERO, r0));
+    return finish(&ar, r);
+fail:
+    return finish(&ar, NULL);
+}
+
+pt_tensor *pt_ag_pow_backward_exponent(const pt_tensor *grad, const pt_tensor *self,
+                                       const pt_tensor *exponent, const pt_tensor *result)
+{
+    arena ar = {0};
+    pt_tensor *z, *ge, *cond, *lg, *t, *w, *r;
+    K(z, pt_call_eq_Scalar(self, &S_ZERO));
+    K(ge, pt_call_ge_Scalar(exponent, &S_ZERO));
+    K(cond, pt_call_logical_and(z, ge));
+    K(lg, pt_call_log(self));
+    K(t, pt_call_mul_Tensor(result, lg));
+    K(w, pt_call_where_ScalarSelf(cond, &S_ZERO, t));
+    K(r, pt_call_mul_Tensor(grad, w));
+    return finish(&ar, r);
+fail:
+    return finish(&ar, NULL);
+}
+
+pt_tensor *pt_ag_pow_backward_scalar_base(const pt_tensor *grad, const pt_scalar *base,
+                                          const pt_tensor *exponent, const pt_tensor *result)
+{
+    arena ar = {0};
+    pt_tensor *t, *r;
+    const double b = scalar_value(base);
+    pt_scalar lb = s_double(log(b));
+    K(t, pt_call_mul_Scalar(result, &lb));
+    if (b == 0.0) {
+        pt_tensor *ge;
+        K(ge, pt_call_ge_Scalar(exponent, &S_ZERO));
+        K(t, pt_call_where_ScalarSelf(ge, &S_ZERO, t));
+    }
+    K(r, pt_call_mul_Tensor(grad, t));
+    return finish(&ar, r);
+fail:
+    return finish(&ar, NULL);
+}
+
+/* ---------------------------------------------------------------- min / max / clamp */
+pt_tensor *pt_ag_minmax_binary_backward(const pt_tensor *grad, const pt_tensor *self,
+                                        const pt_tensor *other, int32_t is_max)
+{
+    arena ar = {0};
+    pt_tensor *eq, *half, *w, *lose, *r;
+    K(eq, pt_call_eq_Tensor(self, other));
+    K(half, pt_call_div_Scalar(grad, &S_TWO));
+    K(w, pt_call_where_self(eq, half, grad));
+    K(lose, is_max ? pt_call_lt_Tensor(self, other) : pt_call_gt_Tensor(self, other));
+    K(r, pt_call_masked_fill_Scalar(w, lose, &S_ZERO));
+    return finish(&ar, r);
+fail:
+    return finish(&ar, NULL);
+}
+
+pt_tensor *pt_ag_clamp_backward(const pt_tensor *grad, const pt_tensor *self,
+                                const pt_scalar *min, const pt_scalar *max)
+{
+    if (!min && !max) {
+        pt_tensor_retain((pt_tensor *)grad);
+        return (pt_tensor *)grad;
+    }
+    arena ar = {0};
+    pt_tensor *mask = NULL, *m2, *r;
+    if (min) K(mask, pt_call_ge_Scalar(self, min));
+    if (max) {
+        K(m2, pt_call_le_Scalar(self, max));
+        if (mask) K(mask, pt_call_logical_and(mask, m2));
+        else mask = m2;
+    }
+    K(r, pt_call_where_ScalarOther(mask, grad, &S_ZERO));
+    return finish(&ar, r);
+fail:
+    return finish(&ar, NULL);
+}
+
+pt_tensor *pt_ag_clamp_backward_tensor(const pt_tensor *grad, const pt_tensor *self,
+                                       const pt_tensor *min, const pt_tensor *max)
+{
+    if (!min && !max) {
+        pt_tensor_retain((pt_tensor *)grad);
+        return (pt_tensor *)grad;
+    }
+    arena ar = {0};
+    pt_tensor *mask = NULL, *m2, *r;
+    if (min) K(mask, pt_call_ge_Tensor(self, min));
+    if (max) {
+        K(m2, pt_call_le_Tensor(self, max));
+        if (mask) K(mask, pt_call_logical_and(mask, m2));
+        else mask = m2;
+    }
+    K(r, pt_call_where_ScalarOther(mask, grad, &S_ZERO));
+    return finish(&ar, r);
+fail:
+    return finish(&ar, NULL);
+}
+
+pt_tensor *pt_ag_clamp_backward_min_tensor(const pt_tensor *grad, const pt_tensor *self,
+                                           const pt_tensor *min, const pt_tensor *max)
+{
+    arena ar = {0};
+    pt_tensor *mask, *m2, *r;
+    K(mask, pt_call_lt_Tensor(self, min));
+    if (max) {
+        K(m2, pt_call_lt_Tensor(min, max));
+        K(mask, pt_call_logical_and(mask, m2));
+    }
+    K(r, pt_call_where_ScalarOther(mask, grad, &S_ZERO));
+    return finish(&ar, r);
+fail:
+    return finish(&ar, NULL);
+}
+
+pt_tensor *pt_ag_clamp_backward_max_tensor(const pt_tensor *grad, const pt_tensor *self,
+                                           const pt_tensor *min, const pt_tensor *max)
+{
+    arena ar = {0};
+    pt_tensor *mask, *m2, *r;
+    K(mask, pt_call_gt_Tensor(self, max));
+    if (min) {
+        K(m2, pt_call_lt_Tensor(max, min));
+        K(mask, pt_call_logical_or(mask, m2));
+    }
+    K(r, pt_call_where_ScalarOther(mask, grad, &S_ZERO));
+    return finish(&ar, r);
+fail:
+    return finish(&ar, NULL);
+}
+
+/* ---------------------------------------------------------------- activations */
+pt_tensor *pt_ag_gelu_backward(const pt_tensor *grad, const pt_tensor *self,
+                               const char *approximate)
+{
+    arena ar = {0};
+    pt_tensor *r;
+    if (approximate && strcmp(approximate, "tanh") == 0) {
+        const double beta = sqrt(2.0 / M_PI), kappa = 0.044715;
+        pt_scalar sb = s_double(beta), sk = s_double(kappa), s3k = s_double(3.0 * kappa),
+                  shalf = s_double(0.5);
+        pt_tensor *x2, *x3, *in0, *in1, *t, *t2, *omt2, *right, *left, *ld, *a, *b, *c, *sum;
+        K(x2, pt_call_mul_Tensor(self, self));
+        K(x3, pt_call_mul_Tensor(x2, self));
+        K(in0, pt_call_mul_Scalar(x3, &sk));
+        K(in1, pt_call_add_Tensor(self, in0, &S_ONE));
+        K(in1, pt_call_mul_Scalar(in1, &sb));
+        K(t, pt_call_tanh(in1));
+        K(right, pt_call_add_Scalar(t, &S_ONE, &S_ONE));       /* 1 + t */
+        K(ld, pt_call_mul_Scalar(right, &shalf));               /* 0.5 (1 + t) */
+        K(left, pt_call_mul_Scalar(self, &shalf));              /* 0.5 x */
+        K(t2, pt_call_mul_Tensor(t, t));
+        K(omt2, pt_call_sub_Scalar(t2, &S_ONE, &S_ONE));        /* t^2 - 1 */
+        K(omt2, pt_call_neg(omt2));                              /* 1 - t^2 */
+        K(a, pt_call_mul_Scalar(x2, &s3k));
+        K(a, pt_call_add_Scalar(a, &S_ONE, &S_ONE));            /* 1 + 3k x^2 */
+        K(b, pt_call_mul_Tensor(left, omt2));
+        K(b, pt_call_mul_Tensor(b, a));
+        K(c, pt_call_mul_Scalar(b, &sb));
+        K(sum, pt_call_add_Tensor(ld, c, &S_ONE));
+        K(r, pt_call_mul_Tensor(grad, sum));
+    } else {
+        pt_scalar sq = s_double(M_SQRT1_2), shalf = s_double(0.5),
+                  sn = s_double(-0.5), sp = s_double(1.0 / sqrt(2.0 * M_PI));
+        pt_tensor *xs, *e, *cdf, *x2, *pdf, *xp, *sum;
+        K(xs, pt_call_mul_Scalar(self, &sq));
+        K(e, pt_call_erf(xs));
+        K(cdf, pt_call_add_Scalar(e, &S_ONE, &S_ONE));
+        K(cdf, pt_call_mul_Scalar(cdf, &shalf));
+        K(x2, pt_call_mul_Tensor(self, self));
+        K(x2, pt_call_mul_Scalar(x2, &sn));
+        K(pdf, pt_call_exp(x2));
+        K(pdf, pt_call_mul_Scalar(pdf, &sp));
+        K(xp, pt_call_mul_Tensor(self, pdf));
+        K(sum, pt_call_add_Tensor(cdf, xp, &S_ONE));
+        K(r, pt_call_mul_Tensor(grad, sum));
+    }
+    return finish(&ar, r);
+fail:
+    return finish(&ar, NULL);
+}
+
+pt_tensor *pt_ag_silu_backward(const pt_tensor *grad, const pt_tensor *self)
+{
+    arena ar = {0};
+    pt_tensor *s, *oms, *t, *r;
+    K(s, pt_call_sigmoid(self));
+    K(oms, pt_call_sub_Scalar(s, &S_ONE, &S_ONE));
+    K(oms, pt_call_neg(oms));                         /* 1 - s */
+    K(t, pt_call_mul_Tensor(self, oms));
+    K(t, pt_call_add_Scalar(t, &S_ONE, &S_ONE));      /* 1 + x (1 - s) */
+    K(t, pt_call_mul_Tensor(s, t));
+    K(r, pt_call_mul_Tensor(grad, t));
+    return finish(&ar, r);
+fail:
+    return finish(&ar, NULL);
+}
+
+pt_tensor *pt_ag_softmax_backward(const pt_tensor *grad, const pt_tensor *result, int64_t dim,
+                                  int32_t dtype)
+{
+    PT_UNUSED(dtype);
+    arena ar = {0};
+    pt_tensor *gr, *s, *d, *r;
+    K(gr, pt_call_mul_Tensor(grad, result));
+    K(s, pt_call_sum_dim_IntList(gr, 1, &dim, 1, -1));
+    K(d, pt_call_sub_Tensor(grad, s, &S_ONE));
+    K(r, pt_call_mul_Tensor(result, d));
+    return finish(&ar, r);
+fail:
+    return finish(&ar, NULL);
+}
+
+pt_tensor *pt_ag_log_softmax_backward(const pt_tensor *grad, const pt_tensor *result,
+                                      int64_t dim, int32_t dtype)
+{
+    PT_UNUSED(dtype);
+    arena ar = {0};
+    pt_tensor *e, *s, *t, *r;
+    K(e, pt_call_exp(result));
+    K(s, pt_call_sum_dim_IntList(grad, 1, &dim, 1, -1));
+    K(t, pt_call_mul_Tensor(e, s));
+    K(r, pt_call_sub_Tensor(grad, t, &S_ONE));
+    return finish(&ar, r);
+fail:
+    return finish(&ar, NULL);
+}
+
+/* ---------------------------------------------------------------- reductions */
+/* The number of zeros in t (-1 on error). */
+static int64_t count_zeros(const pt_tensor *t)
+{
+    pt_tensor *z = pt_call_eq_Scalar(t, &S_ZERO);
+    if (!z) return -1;
+    pt_tensor *s = pt_call_sum(z, -1);
+    pt_tensor_release(z);
+    if (!s) return -1;
+    pt_scalar v;
+    pt_status st = pt_tensor_item(s, &v);
+    pt_tensor_release(s);
+    return st == PT_OK ? v.i : -1;
+}
+
+pt_tensor *pt_ag_prod_backward(const pt_tensor *grad, const pt_tensor *self,
+                               const pt_tensor *result)
+{
+    int64_t zeros = count_zeros(self);
+    if (zeros < 0) return NULL;
+    arena ar = {0};
+    pt_tensor *r;
+    if (zeros == 0) {
+        pt_tensor *t;
+        K(t, pt_call_div_Tensor(result, self));
+        K(r, pt_call_mul_Tensor(grad, t));
+    } else if (zeros > 1) {
+        K(r, pt_call_zeros_like(self, -1, -1, NULL, -1, -1));
+    } else {
+        pt_tensor *mask, *others, *p, *w;
+        K(mask, pt_call_eq_Scalar(self, &S_ZERO));
+        K(others, pt_call_masked_fill_Scalar(self, mask, &S_ONE));
+        K(p, pt_call_prod(others, -1));
+        K(w, pt_call_where_ScalarOther(mask, p, &S_ZERO));
+        K(r, pt_call_mul_Tensor(grad, w));
+    }
+    return finish(&ar, r);
+fail:
+    return finish(&ar, NULL);
+}
+
+/* Exclusive cumulative product along dim: out[i] = prod(x[:i]). */
+static pt_tensor *exclusive_cumprod(arena *a, const pt_tensor *x, int64_t dim)
+{
+    const int64_t n = x->sizes[dim];
+    pt_tensor *first = keep(a, pt_call_narrow(x, dim, 0, 1));
+    if (!first) return NULL;
+    pt_tensor *one = keep(a, pt_call_ones_like(first, -1, -1, NULL, -1, -1));
+    if (!one) return NULL;
+    if (n == 1) return one;
+    pt_tensor *head = keep(a, pt_call_narrow(x, dim, 0, n - 1));
+    if (!head) return NULL;
+    pt_tensor *parts[2] = {one, head};
+    pt_tensor *shifted = keep(a, pt_call_cat(2, parts, dim));
+    if (!shifted) return NULL;
+    return keep(a, pt_call_cumprod(shifted, dim, -1));
+}
+
+pt_tensor *pt_ag_prod_dim_backward(const pt_tensor *grad, const pt_tensor *self,
+                                   const pt_tensor *result, int64_t dim, int32_t keepdim)
+{
+    if (self->ndim == 0) return pt_ag_prod_backward(grad, self, result);
+    int64_t d = wrap(dim, self->ndim);
+    if (d < 0) return NULL;
+    int64_t zeros = count_zeros(self);
+    if (zeros < 0) return NULL;
+    arena ar = {0};
+    pt_tensor *g = (pt_tensor *)grad, *res = (pt_tensor *)result, *r;
+    if (!keepdim) {
+        K(g, pt_call_unsqueeze(grad, d));
+        K(res, pt_call_unsqueeze(result, d));
+    }
+    if (zeros == 0) {
+        pt_tensor *t;
+        K(t, pt_call_div_Tensor(res, self));
+        K(r, pt_call_mul_Tensor(g, t));
+        return finish(&ar, r);
+    }
+    if (self->sizes[d] == 0) {
+        K(r, pt_call_zeros_like(self, -1, -1, NULL, -1, -1));
+        return finish(&ar, r);
+    }
+    {
+        /* products of the other elements, from exclusive products from both ends */
+        const uint64_t saved = pt_below_autograd_begin();
+        pt_tensor *left = exclusive_cumprod(&ar, self, d);
+        pt_tensor *flipped = left ? keep(&ar, pt_call_flip(self, 1, &d)) : NULL;
+        pt_tensor *rf = flipped ? exclusive_cumprod(&ar, flipped, d) : NULL;
+        pt_tensor *right = rf ? keep(&ar, pt_call_flip(rf, 1, &d)) : NULL;
+        pt_tensor *others = right ? keep(&ar, pt_call_mul_Tensor(left, right)) : NULL;
+        r = others ? keep(&ar, pt_call_mul_Tensor(g, others)) : NULL;
+        pt_below_autograd_end(saved);
+        if (!r) goto fail;
+        return refuse_double_backward(finish(&ar, r), "prod_backward", grad);
+    }
+fail:
+    return finish(&ar, NULL);
+}
+
+pt_tensor *pt_ag_value_selecting_backward(const pt_tensor *grad, int64_t dim,
+                                          const pt_tensor *indices, int32_t n,
+                                          const int64_t *sizes, int32_t keepdim)
+{
+    arena ar = {0};
+    pt_tensor *g = (pt_tensor *)grad, *idx = (pt_tensor *)indices, *z, *r;
+    int64_t d = wrap(dim, n);
+    if (d < 0) return NULL;
+    if (n == 0) {
+        pt_tensor_retain((pt_tensor *)grad);
+        return (pt_tensor *)grad;
+    }
+    if (!keepdim) {
+        K(g, pt_call_unsqueeze(grad, d));
+        K(idx, pt_call_unsqueeze(indices, d));
+    }
+    {
+        const uint64_t saved = pt_below_autograd_begin();
+        z = keep(&ar, zeros_for(grad, n, sizes));
+        r = z ? keep(&ar, pt_call_scatter_src(z, d, idx, g)) : NULL;
+        pt_below_autograd_end(saved);
+        if (!r) goto fail;
+    }
+    return refuse_double_backward(finish(&ar, r), "value_selecting_reduction_backward", grad);
+fail:
+    return finish(&ar, NULL);
+}
+
+pt_tensor *pt_ag_evenly_distribute_backward(const pt_tensor *grad, const pt_tensor *self,
+                                            const pt_tensor *result)
+{
+    arena ar = {0};
+    pt_tensor *eq, *n1, *n2, *nn, *mask, *cnt, *each, *r;
+    K(eq, pt_call_eq_Tensor(self, result));
+    K(n1, pt_call_isnan(self));
+    K(n2, pt_call_isnan(result));
+    K(nn, pt_call_logical_and(n1, n2));
+    K(mask, pt_call_logical_or(eq, nn));
+    K(cnt, pt_call_sum(mask, -1));
+    K(each, pt_call_div_Tensor(grad, cnt));
+    K(r, pt_call_where_ScalarOther(mask, each, &S_ZERO));
+    return finish(&ar, r);
+fail:
+    return finish(&ar, NULL);
+}
+
+pt_tensor *pt_ag_amax_amin_backward(const pt_tensor *grad, const pt_tensor *self,
+                                    const pt_tensor *result, int32_t nd, const int64_t *dims,
+                                    int32_t keepdim)
+{
+    arena ar = {0};
+    pt_tensor *g, *res, *mask, *cnt, *each, *r;
+    const int32_t n = self->ndim;
+    int64_t all[PT_MAX_DIMS];
+    if (nd <= 0) {
+        for (int32_t i = 0; i < n; i++) all[i] = i;
+        dims = all;
+        nd = n;
+    }
+    g = restore_dims(&ar, grad, n, nd, dims, keepdim);
+    if (!g) goto fail;
+    res = restore_dims(&ar, result, n, nd, dims, keepdim);
+    if (!res) goto fail;
+    K(mask, pt_call_eq_Tensor(res, self));
+    if (nd > 0 && n > 0) K(cnt, pt_call_sum_dim_IntList(mask, nd, dims, 1, -1));
+    else K(cnt, pt_call_sum_dim_IntList(mask, 0, NULL, 1, -1));
+    K(each, pt_call_div_Tensor(g, cnt));
+    K(r, pt_call_where_ScalarOther(mask, each, &S_ZERO));
+    return finish(&ar, r);
+fail:
+    return finish(&ar, NULL);
+}
+
+pt_tensor *pt_ag_logsumexp_backward(const pt_tensor *grad, const pt_tensor *self,
+                                    const pt_tensor *result, int32_t nd, const int64_t *dims,
+                                    int32_t keepdim)
+{
+    arena ar = {0};
+    pt_tensor *g, *res, *d, *e, *r;
+    g = restore_dims(&ar, grad, self->ndim, nd, dims, keepdim);
+    if (!g) goto fail;
+    res = restore_dims(&ar, result, self->ndim, nd, dims, keepdim);
+    if (!res) goto fail;
+    K(d, pt_call_sub_Tensor(self, res, &S_ONE));
+    K(e, pt_call_exp(d));
+    K(r, pt_call_mul_Tensor(g, e));
+    return finish(&ar, r);
+fail:
+    return finish(&ar, NULL);
+}
+
+/* correction: None -> 1; a bool (unbiased) -> 1 or 0; a number as given. */
+static double correction_value(const pt_scalar *c)
+{
+    if (!c) return 1.0;
+    if (c->kind == PT_SCALAR_BOOL) return c->i ? 1.0 : 0.0;
+    return scalar_value(c);
+}
+
+pt_tensor *pt_ag_var_backward(const pt_tensor *grad, const pt_tensor *self, int32_t nd,
+                              const int64_t *dims, const pt_scalar *correction, int32_t keepdim)
+{
+    const int32_t n = self->ndim;
+    bool mask[PT_MAX_DIMS];
+    if (reduced_mask(n, nd, dims, mask) != PT_OK) return NULL;
+    int64_t count = 1;
+    for (int32_t i = 0; i < n; i++)
+        if (mask[i]) count *= self->sizes[i];
+    int64_t all[PT_MAX_DIMS];
+    int32_t na = 0;
+    for (int32_t i = 0; i < n; i++)
+        if (mask[i]) all[na++] = i;
+    arena ar = {0};
+    pt_tensor *g, *mean, *centered, *t, *r;
+    g = restore_dims(&ar, grad, n, nd, dims, keepdim);
+    if (!g) goto fail;
+    K(mean, pt_call_mean_dim(self, na, all, 1, -1));
+    K(centered, pt_call_sub_Tensor(self, mean, &S_ONE));
+    pt_scalar k = s_double(2.0 / ((double)count - correction_value(correction)));
+    K(t, pt_call_mul_Scalar(centered, &k));
+    K(r, pt_call_mul_Tensor(g, t));
+    return finish(&ar, r);
+fail:
+    return finish(&ar, NULL);
+}
+
+pt_tensor *pt_ag_std_backward(const pt_tensor *grad, const pt_tensor *self,
+                              const pt_tensor *result, int32_t nd, const int64_t *dims,
+                              const pt_scalar *correction, int32_t keepdim)
+{
+    arena ar = {0};
+    pt_tensor *two, *gv, *zero, *r;
+    K(two, pt_call_mul_Scalar(result, &S_TWO));
+    K(gv, pt_call_div_Tensor(grad, two));
+    K(zero, pt_call_eq_Scalar(result, &S_ZERO));
+    K(gv, pt_call_masked_fill_Scalar(gv, zero, &S_ZERO));
+    K(r, pt_ag_var_backward(gv, self, nd, dims, correction, keepdim));
+    return finish(&ar, r);
+fail:
+    return finish(&ar, NULL);
+}
+
+pt_tensor *pt_ag_norm_backward(const pt_tensor *grad, const pt_tensor *self,
+                               const pt_tensor *result, const pt_scalar *p, int32_t nd,
+                               const int64_t *dims, int32_t keepdim)
+{
+    const double pv = p ? scalar_value(p) : 2.0;
+    arena ar = {0};
+    pt_tensor *g, *res, *r;
+    const int32_t n = self->ndim;
+    if (nd < 0) { /* a full reduction: the 0-d gradient broadcasts as it is */
+        g = (pt_tensor *)grad;
+        res = (pt_tensor *)result;
+    } else {
+        g = restore_dims(&ar, grad, n, nd, dims, keepdim);
+        if (!g) goto fail;
+        res = restore_dims(&ar, result, n, nd, dims, keepdim);
+        if (!res) goto fail;
+    }
+    if (pv == 0.0) {
+        K(r, pt_call_zeros_like(self, -1, -1, NULL, -1, -1));
+    } else if (pv == 1.0) {
+        pt_tensor *s;
+        K(s, pt_call_sgn(self));
+        K(r, pt_call_mul_Tensor(s, g));
+    } else if (pv == 2.0) {
+        pt_tensor *q, *z;
+        K(q, pt_call_div_Tensor(g, res));
+        K(z, pt_call_eq_Scalar(res, &S_ZERO));
+        K(q, pt_call_masked_fill_Scalar(q, z, &S_ZERO));
+        K(r, pt_call_mul_Tensor(self, q));
+    } else if (isinf(pv)) {
+        pt_tensor *a, *mask, *cnt, *s, *q, *t;
+        K(a, pt_call_abs(self));
+        K(mask, pt_call_eq_Tensor(a, res));
+        if (nd < 0) K(cnt, pt_call_sum(mask, -1));
+        else {
+            int64_t all[PT_MAX_DIMS];
+            bool m[PT_MAX_DIMS];
+            int32_t na = 0;
+            if (reduced_mask(n, nd, dims, m) != PT_OK) goto fail;
+            for (int32_t i = 0; i < n; i++)
+                if (m[i]) all[na++] = i;
+            K(cnt, pt_call_sum_dim_IntList(mask, na, all, 1, -1));
+        }
+        K(s, pt_call_sgn(self));
+        K(q, pt_call_div_Tensor(g, cnt));
+        K(t, pt_call_mul_Tensor(s, q));
+        K(r, pt_call_where_ScalarOther(mask, t, &S_ZERO));
+    } else {
+        pt_tensor *a, *ap, *t, *rp, *q, *z;
+        pt_scalar pm2 = s_double(pv - 2.0), pm1 = s_double(pv - 1.0);
+        K(a, pt_call_abs(self));
+        K(ap, pt_call_pow_Tensor_Scalar(a, &pm2));
+        K(t, pt_call_mul_Tensor(self, ap));
+        K(t, pt_call_mul_Tensor(t, g));
+        K(rp, pt_call_pow_Tensor_Scalar(res, &pm1));
+        K(q, pt_call_div_Tensor(t, rp));
+        K(z, pt_call_eq_Scalar(res, &S_ZERO));
+        K(r, pt_call_masked_fill_Scalar(q, z, &S_ZERO));
+    }
+    return finish(&ar, r);
+fail:
+    return finish(&ar, NULL);
+}
+
+pt_tensor *pt_ag_cumsum_backward(const pt_tensor *grad, int64_t dim)
+{
+    if (grad->ndim == 0) {
+        pt_tensor_retain((pt_tensor *)grad);
+        return (pt_tensor *)grad;
+    }
+    int64_t d = wrap(dim, grad->ndim);
+    if (d < 0) return NULL;
+    arena ar = {0};
+    pt_tensor *f, *c, *r;
+    K(f, pt_call_flip(grad, 1, &d));
+    K(c, pt_call_cumsum(f, d, -1));
+    K(r, pt_call_flip(c, 1, &d));
+    return finish(&ar, r);
+fail:
+    return finish(&ar, NULL);
+}
+
+pt_tensor *pt_ag_cumprod_backward(const pt_tensor *grad, const pt_tensor *self, int64_t dim,
+                                  const pt_tensor *result)
+{
+    if (self->ndim == 0) {
+        pt_tensor_retain((pt_tensor *)grad);
+        return (pt_tensor *)grad;
+    }
+    int64_t zeros = count_zeros(self);
+    if (zeros < 0) return NULL;
+    if (zeros > 0) {
+        PT_ERROR(PT_ERR_NOT_IMPLEMENTED, "the derivative of cumprod for an input that holds "
+                 "zeros is not implemented");
+        return NULL;
+    }
+    arena ar = {0};
+    pt_tensor *gr, *rc, *r;
+    K(gr, pt_call_mul_Tensor(grad, result));
+    K(rc, pt_ag_cumsum_backward(gr, dim));
+    K(r, pt_call_div_Tensor(rc, self));
+    return finish(&ar, r);
+fail:
+    return finish(&ar, NULL);
+}
+
+/* ---------------------------------------------------------------- matmul */
+/* The operands of matmul and its gradient as batched matrices (1-D operands get their dim). */
+static pt_status matmul_operands(arena *a, const pt_tensor *grad, const pt_tensor *self,
+                                 const pt_tensor *other, pt_tensor **g, pt_tensor **s,
+                                 pt_tensor **o)
+{
+    *s = (pt_tensor *)self;
+    *o = (pt_tensor *)other;
+    *g = (pt_tensor *)grad;
+    if (self->ndim == 1 && !(*s = keep(a, pt_call_unsqueeze(self, 0)))) return pt_error_code();
+    if (other->ndim == 1 && !(*o = keep(a, pt_call_unsqueeze(other, 1)))) return pt_error_code();
+    if (other->ndim == 1 && !(*g = keep(a, pt_call_unsqueeze(*g, -1)))) return pt_error_code();
+    if (self->ndim == 1 && !(*g = keep(a, pt_call_unsqueeze(*g, -2)))) return pt_error_code();
+    return PT_OK;
+}
+
+pt_tensor *pt_ag_matmul_backward_self(const pt_tensor *grad, const pt_tensor *self,
+                                      const pt_tensor *other)
+{
+    arena ar = {0};
+    pt_tensor *g, *s, *o, *ot, *r;
+    if (matmul_operands(&ar, grad, self, other, &g, &s, &o) != PT_OK) goto fail;
+    K(ot, pt_call_transpose_int(o, -1, -2));
+    K(r, pt_call_matmul(g, ot));
+    if (self->ndim == 1) K(r, pt_call_squeeze_dim(r, -2));
+    return finish(&ar, r);
+fail:
+    return finish(&ar, NULL);
+}
+
+pt_tensor *pt_ag_matmul_backward_other(const pt_tensor *grad, const pt_tensor *self,
+                                       const pt_tensor *other)
+{
+    arena ar = {0};
+    pt_tensor *g, *s, *o, *st, *r;
+    if (matmul_operands(&ar, grad, self, other, &g, &s, &o) != PT_OK) goto fail;
+    K(st, pt_call_transpose_int(s, -1, -2));
+    K(r, pt_call_matmul(st, g));
+    if (other->ndim == 1) K(r, pt_call_squeeze_dim(r, -1));
+    return finish(&ar, r);
+fail:
+    return finish(&ar, NULL);
+}
+
+/* ---------------------------------------------------------------- indexing views */
+/* zeros(sizes) with `grad` copied into the part `view` selects, below autograd. */
+typedef pt_tensor *(*view_fn)(const pt_tensor *z, const void *ctx);
+
+static pt_tensor *scatter_into_zeros(const pt_tensor *grad, int32_t n, const int64_t *sizes,
+                                     view_fn view, const void *ctx, const char *name)
+{
+    const uint64_t saved = pt_below_autograd_begin();
+    pt_tensor *z = zeros_for(grad, n, sizes);
+    pt_tensor *v = z ? view(z, ctx) : NULL;
+    pt_tensor *c = v ? pt_call_copy_(v, grad, 0) : NULL;
+    pt_below_autograd_end(saved);
+    pt_tensor_release(c);
+    pt_tensor_release(v);
+    if (!c) {
+        pt_tensor_release(z);
+        return NULL;
+    }
+    return refuse_double_backward(z, name, grad);
+}
+
+typedef struct {
+    int64_t dim, a, b, step;
+    const int64_t *start, *end;
+} view_args;
+
+static pt_tensor *select_view(const pt_tensor *z, const void *ctx)
+{
+    const view_args *v = ctx;
+    return pt_call_select_int(z, v->dim, v->a);
+}
+static pt_tensor *slice_view(const pt_tensor *z, const void *ctx)
+{
+    const view_args *v = ctx;
+    return pt_call_slice_Tensor(z, v->dim, v->start, v->end, v->step);
+}
+static pt_tensor *narrow_view(const pt_tensor *z, const void *ctx)
+{
+    const view_args *v = ctx;
+    return pt_call_narrow(z, v->dim, v->a, v->b);
+}
+
+pt_tensor *pt_ag_select_backward(const pt_tensor *grad, int32_t n, const int64_t *sizes,
+                                 int64_t dim, int64_t index)
+{
+    view_args v = {dim, index, 0, 1, NULL, NULL};
+    return scatter_into_zeros(grad, n, sizes, select_view, &v, "select_backward");
+}
+
+pt_tensor *pt_ag_slice_backward(const pt_tensor *grad, int32_t n, const int64_t *sizes,
+                                int64_t dim, const int64_t *start, const int64_t *end,
+                                int64_t step)
+{
+    view_args v = {dim, 0, 0, step, start, end};
+    return scatter_into_zeros(grad, n, sizes, slice_view, &v, "slice_backward");
+}
+
+pt_tensor *pt_ag_narrow_backward(const pt_tensor *grad, int32_t n, const int64_t *sizes,
+                                 int64_t dim, int64_t start, int64_t length)
+{
+    view_args v = {dim, start, length, 1, NULL, NULL};
+    return scatter_into_zeros(grad, n, sizes, narrow_view, &v, "narrow_backward");
+}
+
+pt_tensor *pt_ag_index_select_backward(const pt_tensor *grad, int32_t n, const int64_t *sizes,
+                                       int64_t dim, const pt_tensor *index)
+{
+    if (n == 0) return pt_ag_sum_to(grad, 0, sizes);
+    int64_t d = wrap(dim, n);
+    if (d < 0) return NULL;
+    arena ar = {0};
+    pt_tensor *idx, *z, *r;
+    int64_t shape[PT_MAX_DIMS];
+    for (int32_t i = 0; i < grad->ndim; i++) shape[i] = i == d ? -1 : 1;
+    const uint64_t saved = pt_below_autograd_begin();
+    idx = keep(&ar, pt_call_reshape(index, grad->ndim, shape));
+    idx = idx ? keep(&ar, pt_call_expand(idx, grad->ndim, grad->sizes, 0)) : NULL;
+    z = idx ? keep(&ar, zeros_for(grad, n, sizes)) : NULL;
+    r = z ? keep(&ar, pt_call_scatter_add(z, d, idx, grad)) : NULL;
+    pt_below_autograd_end(saved);
+    if (!r) goto fail;
+    return refuse_double_backward(finish(&ar, r), "index_select_backward", grad);
+fail:
+    return finish(&ar, NULL);
+}
+
+pt_tensor *pt_ag_gather_backward(const pt_tensor *grad, int32_t n, const int64_t *sizes,
+                                 int64_t dim, const pt_tensor *index)
+{
+    arena ar = {0};
+    pt_tensor *z, *r;
+    const uint64_t saved = pt_below_autograd_begin();
+    z = keep(&ar, zeros_for(grad, n, sizes));
+    r = z ? keep(&ar, pt_call_scatter_add(z, dim, index, grad)) : NULL;
+    pt_below_autograd_end(saved);
+    if (!r) goto fail;
+    return refuse_double_backward(finish(&ar, r), "gather_backward", grad);
+fail:
+    return finish(&ar, NULL);
+}

@@ -1,0 +1,94 @@
+/* functions.h - the helpers that formulas in csrc/ops/derivatives.yaml call by name (PyTorch's
+ * FunctionsManual), and the small utilities the generated autograd kernels use. Each helper
+ * returns a new tensor reference, or NULL with the error recorded. They call operators through
+ * their entry points, so what they compute is differentiable; the few that write into a buffer
+ * (select_backward, ...) record a node that refuses double backward instead. */
+#ifndef PT_AUTOGRAD_FUNCTIONS_H
+#define PT_AUTOGRAD_FUNCTIONS_H
+
+#include "autograd.h"
+
+/* utilities of the generated kernels */
+bool pt_ag_differentiable(const pt_tensor *t);
+/* Copies n ints (n = -1: None) into a fresh block (freed with the node). */
+pt_status pt_ag_copy_ints(int32_t n, const int64_t *v, int32_t *len, int64_t **out);
+/* Saves a copy of t: the value an in-place kernel overwrites. */
+pt_status pt_ag_save_copy(pt_saved_var *v, const pt_tensor *t);
+
+/* formula helpers */
+pt_tensor *pt_ag_zeros_like(const pt_tensor *grad);
+pt_tensor *pt_ag_sum_to(const pt_tensor *grad, int32_t n, const int64_t *sizes);
+pt_tensor *pt_ag_sum_backward(const pt_tensor *grad, int32_t n, const int64_t *sizes, int32_t nd,
+                              const int64_t *dims, int32_t keepdim);
+pt_tensor *pt_ag_mean_backward(const pt_tensor *grad, int32_t n, const int64_t *sizes,
+                               int32_t nd, const int64_t *dims, int32_t keepdim);
+pt_tensor *pt_ag_mul_alpha(const pt_tensor *grad, const pt_scalar *alpha);
+pt_tensor *pt_ag_pow_backward(const pt_tensor *grad, const pt_tensor *self,
+                              const pt_scalar *exponent);
+pt_tensor *pt_ag_pow_backward_self(const pt_tensor *grad, const pt_tensor *self,
+                                   const pt_tensor *exponent);
+pt_tensor *pt_ag_pow_backward_exponent(const pt_tensor *grad, const pt_tensor *self,
+                                       const pt_tensor *exponent, const pt_tensor *result);
+pt_tensor *pt_ag_pow_backward_scalar_base(const pt_tensor *grad, const pt_scalar *base,
+                                          const pt_tensor *exponent, const pt_tensor *result);
+pt_tensor *pt_ag_minmax_binary_backward(const pt_tensor *grad, const pt_tensor *self,
+                                        const pt_tensor *other, int32_t is_max);
+pt_tensor *pt_ag_clamp_backward(const pt_tensor *grad, const pt_tensor *self,
+                                const pt_scalar *min, const pt_scalar *max);
+pt_tensor *pt_ag_clamp_backward_tensor(const pt_tensor *grad, const pt_tensor *self,
+                                       const pt_tensor *min, const pt_tensor *max);
+pt_tensor *pt_ag_clamp_backward_min_tensor(const pt_tensor *grad, const pt_tensor *self,
+                                           const pt_tensor *min, const pt_tensor *max);
+pt_tensor *pt_ag_clamp_backward_max_tensor(const pt_tensor *grad, const pt_tensor *self,
+                                           const pt_tensor *min, const pt_tensor *max);
+pt_tensor *pt_ag_gelu_backward(const pt_tensor *grad, const pt_tensor *self,
+                               const char *approximate);
+pt_tensor *pt_ag_silu_backward(const pt_tensor *grad, const pt_tensor *self);
+pt_tensor *pt_ag_softmax_backward(const pt_tensor *grad, const pt_tensor *result, int64_t dim,
+                                  int32_t dtype);
+pt_tensor *pt_ag_log_softmax_backward(const pt_tensor *grad, const pt_tensor *result,
+                                      int64_t dim, int32_t dtype);
+pt_tensor *pt_ag_prod_backward(const pt_tensor *grad, const pt_tensor *self,
+                               const pt_tensor *result);
+pt_tensor *pt_ag_prod_dim_backward(const pt_tensor *grad, const pt_tensor *self,
+                                   const pt_tensor *result, int64_t dim, int32_t keepdim);
+pt_tensor *pt_ag_value_selecting_backward(const pt_tensor *grad, int64_t dim,
+                                          const pt_tensor *indices, int32_t n,
+                                          const int64_t *sizes, int32_t keepdim);
+pt_tensor *pt_ag_evenly_distribute_backward(const pt_tensor *grad, const pt_tensor *self,
+                                            const pt_tensor *result);
+pt_tensor *pt_ag_amax_amin_backward(const pt_tensor *grad, const pt_tensor *self,
+                                    const pt_tensor *result, int32_t nd, const int64_t *dims,
+                                    int32_t keepdim);
+pt_tensor *pt_ag_logsumexp_backward(const pt_tensor *grad, const pt_tensor *self,
+                                    const pt_tensor *result, int32_t nd, const int64_t *dims,
+                                    int32_t keepdim);
+pt_tensor *pt_ag_var_backward(const pt_tensor *grad, const pt_tensor *self, int32_t nd,
+                              const int64_t *dims, const pt_scalar *correction, int32_t keepdim);
+pt_tensor *pt_ag_std_backward(const pt_tensor *grad, const pt_tensor *self,
+                              const pt_tensor *result, int32_t nd, const int64_t *dims,
+                              const pt_scalar *correction, int32_t keepdim);
+pt_tensor *pt_ag_norm_backward(const pt_tensor *grad, const pt_tensor *self,
+                               const pt_tensor *result, const pt_scalar *p, int32_t nd,
+                               const int64_t *dims, int32_t keepdim);
+pt_tensor *pt_ag_cumsum_backward(const pt_tensor *grad, int64_t dim);
+pt_tensor *pt_ag_cumprod_backward(const pt_tensor *grad, const pt_tensor *self, int64_t dim,
+                                  const pt_tensor *result);
+pt_tensor *pt_ag_matmul_backward_self(const pt_tensor *grad, const pt_tensor *self,
+                                      const pt_tensor *other);
+pt_tensor *pt_ag_matmul_backward_other(const pt_tensor *grad, const pt_tensor *self,
+                                       const pt_tensor *other);
+pt_tensor *pt_ag_permute_backward(const pt_tensor *grad, int32_t n, const int64_t *dims);
+pt_tensor *pt_ag_select_backward(const pt_tensor *grad, int32_t n, const int64_t *sizes,
+                                 int64_t dim, int64_t index);
+pt_tensor *pt_ag_slice_backward(const pt_tensor *grad, int32_t n, const int64_t *sizes,
+                                int64_t dim, const int64_t *start, const int64_t *end,
+                                int64_t step);
+pt_tensor *pt_ag_narrow_backward(const pt_tensor *grad, int32_t n, const int64_t *sizes,
+                                 int64_t dim, int64_t start, int64_t length);
+pt_tensor *pt_ag_index_select_backward(const pt_tensor *grad, int32_t n, const int64_t *sizes,
+                                       int64_t dim, const pt_tensor *index);
+pt_tensor *pt_ag_gather_backward(const pt_tensor *grad, int32_t n, const int64_t *sizes,
+                                 int64_t dim, const pt_tensor *index);
+
+#endif

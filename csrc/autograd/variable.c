@@ -1,0 +1,1025 @@
+/* variable.c - the autograd side of a tensor: metadata, version counters, hooks, graph nodes and
+ * their edges, saved variables, grad mode, AccumulateGrad, the fallback for operators without a
+ * formula, custom Function nodes, and the ABI's autograd accessors. The engine is engine.c; the
+ * formulas' helpers functions.c; the node types and kernels of the formulas are generated
+ * (tools/gen_autograd.py).
+ *
+ * Note [weak accumulator]
+ * A leaf that requires grad reaches its AccumulateGrad node through a weak pointer: the node
+ * holds the leaf (strongly), the leaf's metadata points at the node without a reference, as in
+ * PyTorch. The pointer is read and cleared under `acc_lock`; a node whose count already reached
+ * 0 is being destroyed and is not revived (a new one is made).
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "autograd.h"
+#include "dispatch.h"
+#include "pt_ops.h"
+
+static pthread_mutex_t acc_lock = PTHREAD_MUTEX_INITIALIZER;
+const pt_scalar pt_scalar_one = {PT_SCALAR_INT, 1, 0.0, 0.0};
+
+/* ---------------------------------------------------------------- version counters */
+pt_version *pt_version_of(pt_tensor *t)
+{
+    pt_version *v = atomic_load_explicit(&t->version, memory_order_acquire);
+    if (v) return v;
+    pt_version *fresh = malloc(sizeof *fresh);
+    if (!fresh) {
+        PT_ERROR(PT_ERR_MEMORY, "autograd: out of memory for a version counter");
+        return NULL;
+    }
+    atomic_init(&fresh->refcount, 1);
+    atomic_init(&fresh->value, 0);
+    pt_version *expected = NULL;
+    if (atomic_compare_exchange_strong_explicit(&t->version, &expected, fresh,
+                                                memory_order_acq_rel, memory_order_acquire))
+        return fresh;
+    free(fresh); /* another thread made it first */
+    return expected;
+}
+
+void pt_version_release(pt_version *v)
+{
+    if (v && pt_refcount_drop(&v->refcount)) free(v);
+}
+
+pt_status pt_version_bump(pt_tensor *t)
+{
+    pt_version *v = pt_version_of(t);
+    if (!v) return PT_ERR_MEMORY;
+    atomic_fetch_add_explicit(&v->value, 1, memory_order_relaxed);
+    return PT_OK;
+}
+
+pt_status pt_version_bump_tensor(pt_tensor *t) { return pt_version_bump(t); }
+
+pt_status pt_version_share(const pt_tensor *src, pt_tensor *dst)
+{
+    pt_version *v = pt_version_of((pt_tensor *)src);
+    if (!v) return PT_ERR_MEMORY;
+    atomic_fetch_add_explicit(&v->refcount, 1, memory_order_relaxed);
+    pt_version *old = atomic_exchange_explicit(&dst->version, v, memory_order_acq_rel);
+    pt_version_release(old);
+    return PT_OK;
+}
+
+/* ---------------------------------------------------------------- hooks */
+void pt_hook_release(pt_hook *h)
+{
+    if (!h || !pt_refcount_drop(&h->refcount)) return;
+    if (h->release && h->ctx) h->release(h->ctx);
+    free(h);
+}
+
+void pt_hook_remove(pt_hook *h)
+{
+    if (!h) return;
+    pthread_mutex_lock(&acc_lock);
+    h->fn = NULL;
+    pthread_mutex_unlock(&acc_lock);
+}
+
+void pt_hook_list_free(struct pt_hook *h)
+{
+    while (h) {
+        struct pt_hook *next = h->next;
+        pt_hook_release(h);
+        h = next;
+    }
+}
+
+static pt_hook *hook_new(pt_grad_hook_fn fn, void *ctx, pt_ctx_release_fn release, int32_t index)
+{
+    pt_hook *h = calloc(1, sizeof *h);
+    if (!h) {
+        PT_ERROR(PT_ERR_MEMORY, "register_hook: out of memory");
+        return NULL;
+    }
+    atomic_init(&h->refcount, 1);
+    h->fn = fn;
+    h->ctx = ctx;
+    h->release = release;
+    h->index = index;
+    return h;
+}
+
+static void hook_append(struct pt_hook **list, pt_hook *h)
+{
+    while (*list) list = &(*list)->next;
+    *list = h;
+}
+
+/* ---------------------------------------------------------------- grad mode */
+static _Thread_local bool grad_disabled;
+static _Atomic int anomaly_mode;      /* bit 0: enabled, bit 1: check nan */
+static pt_anomaly_trace_fn anomaly_tracer;
+
+bool pt_grad_mode_enabled(void) { return !grad_disabled; }
+
+int32_t pt_autograd_is_grad_enabled(void) { return !grad_disabled; }
+
+void pt_autograd_set_grad_enabled(int32_t enabled)
+{
+    grad_disabled = !enabled;
+    uint64_t excluded = pt_dispatch_tls_excluded();
+    excluded = enabled ? excluded & ~PT_AUTOGRAD_KEYS : excluded | PT_AUTOGRAD_KEYS;
+    pt_dispatch_tls_set(pt_dispatch_tls_included(), excluded);
+}
+
+uint64_t pt_below_autograd_begin(void)
+{
+    uint64_t saved = pt_dispatch_tls_excluded();
+    pt_dispatch_tls_set(pt_dispatch_tls_included(), saved | PT_AUTOGRAD_KEYS);
+    return saved;
+}
+
+void pt_below_autograd_end(uint64_t saved)
+{
+    pt_dispatch_tls_set(pt_dispatch_tls_included(), saved);
+}
+
+bool pt_anomaly_enabled(void) { return atomic_load_explicit(&anomaly_mode, memory_order_relaxed) & 1; }
+bool pt_anomaly_check_nan(void)
+{
+    return (atomic_load_explicit(&anomaly_mode, memory_order_relaxed) & 3) == 3;
+}
+int32_t pt_autograd_is_anomaly_enabled(void) { return pt_anomaly_enabled(); }
+int32_t pt_autograd_is_anomaly_check_nan_enabled(void) { return pt_anomaly_check_nan(); }
+void pt_autograd_set_anomaly_enabled(int32_t enabled, int32_t check_nan)
+{
+    atomic_store(&anomaly_mode, (enabled ? 1 : 0) | (check_nan ? 2 : 0));
+}
+void pt_autograd_set_anomaly_tracer(pt_anomaly_trace_fn fn) { anomaly_tracer = fn; }
+
+void pt_anomaly_record(pt_node *n)
+{
+    if (!pt_anomaly_enabled() || !anomaly_tracer || n->anomaly_trace) return;
+    enum { TRACE_CHARS = 8192 };
+    char *buf = calloc(1, TRACE_CHARS);
+    if (!buf) return;
+    anomaly_tracer(buf, TRACE_CHARS);
+    buf[TRACE_CHARS - 1] = 0;
+    n->anomaly_trace = buf;
+}
+
+/* ---------------------------------------------------------------- nodes */
+static _Atomic uint64_t next_seq;
+
+uint64_t pt_autograd_next_seq(void)
+{
+    return atomic_fetch_add_explicit(&next_seq, 1, memory_order_relaxed);
+}
+
+pt_status pt_node_new(size_t size, const pt_node_vtable *vt, int32_t n_next, int32_t n_inputs,
+                      pt_node **out)
+{
+    pt_node *n = calloc(1, size);
+    pt_edge *edges = n_next > 0 ? calloc((size_t)n_next, sizeof *edges) : NULL;
+    pt_input_meta *meta = n_inputs > 0 ? calloc((size_t)n_inputs, sizeof *meta) : NULL;
+    if (!n || (n_next > 0 && !edges) || (n_inputs > 0 && !meta)) {
+        free(n);
+        free(edges);
+        free(meta);
+        return PT_ERROR(PT_ERR_MEMORY, "autograd: out of memory for a %s node", vt->name);
+    }
+    atomic_init(&n->refcount, 1);
+    n->vt = vt;
+    n->name = vt->name;
+    n->seq = pt_autograd_next_seq();
+    n->n_next = n_next;
+    n->next = edges;
+    n->n_inputs = n_inputs;
+    n->input_meta = meta;
+    for (int32_t i = 0; i < n_inputs; i++) meta[i].ndim = -1; /* not an output (yet) */
+    pt_anomaly_record(n);
+    *out = n;
+    return PT_OK;
+}
+
+void pt_node_retain(pt_node *n)
+{
+    if (n) atomic_fetch_add_explicit(&n->refcount, 1, memory_order_relaxed);
+}
+
+/* Node destruction can recurse through long chains (each node drops its next edges); a
+ * thread-local worklist turns the recursion into a loop so that a graph of 10^6 nodes does not
+ * overflow the C stack. */
+static _Thread_local pt_node *dying_head;
+static _Thread_local bool dying_active;
+
+static void node_destroy(pt_node *n)
+{
+    if (n->vt->destroy) n->vt->destroy(n);
+    for (int32_t i = 0; i < n->n_inputs; i++)
+        if (n->input_meta[i].sizes && n->input_meta[i].sizes != n->input_meta[i].inline_sizes)
+            free(n->input_meta[i].sizes);
+    free(n->input_meta);
+    pt_hook_list_free(n->pre_hooks);
+    if (n->retains) {
+        for (int32_t i = 0; i < n->n_inputs; i++) pt_autograd_meta_release(n->retains[i]);
+        free(n->retains);
+    }
+    free(n->anomaly_trace);
+    free(n->owned_name);
+    /* The edges go last, onto the worklist. */
+    for (int32_t i = 0; i < n->n_next; i++) {
+        pt_node *m = n->next[i].node;
+        if (m && pt_refcount_drop(&m->refcount)) {
+            /* linked through seq, which a dying node no longer needs */
+            m->seq = (uint64_t)(uintptr_t)dying_head;
+            dying_head = m;
+        }
+    }
+    free(n->next);
+    free(n);
+}
+
+void pt_node_release(pt_node *n)
+{
+    if (!n || !pt_refcount_drop(&n->refcount)) return;
+    if (dying_active) {
+        n->seq = (uint64_t)(uintptr_t)dying_head;
+        dying_head = n;
+        return;
+    }
+    dying_active = true;
+    node_destroy(n);
+    while (dying_head) {
+        pt_node *m = dying_head;
+        dying_head = (pt_node *)(uintptr_t)m->seq;
+        node_destroy(m);
+    }
+    dying_active = false;
+}
+
+pt_status pt_node_set_next_edge(pt_node *n, int32_t i, const pt_tensor *t)
+{
+    if (!pt_requires_grad(t)) return PT_OK;
+    pt_edge e;
+    PT_TRY(pt_gradient_edge(t, &e));
+    pt_node_release(n->next[i].node);
+    n->next[i] = e;
+    return PT_OK;
+}
+
+pt_status pt_node_set_input_meta(pt_node *n, int32_t i, const pt_tensor *t)
+{
+    pt_input_meta *m = &n->input_meta[i];
+    if (m->sizes && m->sizes != m->inline_sizes) free(m->sizes);
+    m->sizes = NULL;
+    if (t->ndim <= PT_INLINE_DIMS) {
+        m->sizes = m->inline_sizes;
+    } else {
+        m->sizes = malloc(sizeof(int64_t) * (size_t)t->ndim);
+        if (!m->sizes) return PT_ERROR(PT_ERR_MEMORY, "autograd: out of memory");
+    }
+    if (t->ndim > 0) memcpy(m->sizes, t->sizes, sizeof(int64_t) * (size_t)t->ndim);
+    m->ndim = t->ndim;
+    m->dtype = t->dtype;
+    m->device = t->device;
+    return PT_OK;
+}
+
+const char *pt_node_name(const pt_node *n) { return n->name; }
+uint64_t pt_node_sequence_nr(const pt_node *n) { return n->seq; }
+int32_t pt_node_num_next(const pt_node *n) { return n->n_next; }
+int32_t pt_node_num_inputs(const pt_node *n) { return n->n_inputs; }
+const char *pt_node_anomaly_trace(const pt_node *n) { return n->anomaly_trace; }
+
+pt_status pt_node_next(const pt_node *n, int32_t i, pt_node **node, int32_t *input_nr)
+{
+    if (i < 0 || i >= n->n_next)
+        return PT_ERROR(PT_ERR_INDEX, "next_functions: index %d out of range for %d edges",
+                        (int)i, (int)n->n_next);
+    *node = n->next[i].node;
+    pt_node_retain(*node);
+    *input_nr = n->next[i].input_nr;
+    return PT_OK;
+}
+
+pt_status pt_node_saved(pt_node *n, const char *name, pt_ivalue *out)
+{
+    memset(out, 0, sizeof *out);
+    int32_t found = 0;
+    if (n->vt->saved) PT_TRY(n->vt->saved(n, name, out, &found));
+    if (!found)
+        return PT_ERROR(PT_ERR_VALUE, "'%s' object has no attribute '_saved_%s'", n->name, name);
+    return PT_OK;
+}
+
+/* ---------------------------------------------------------------- per-tensor metadata */
+pt_autograd_meta *pt_autograd_meta_of(pt_tensor *t)
+{
+    if (t->autograd) return t->autograd;
+    pt_autograd_meta *m = calloc(1, sizeof *m);
+    if (!m) {
+        PT_ERROR(PT_ERR_MEMORY, "autograd: out of memory for tensor metadata");
+        return NULL;
+    }
+    atomic_init(&m->refcount, 1);
+    m->alive = true;
+    t->autograd = m;
+    return m;
+}
+
+void pt_autograd_meta_release(pt_autograd_meta *m)
+{
+    if (!m || !pt_refcount_drop(&m->refcount)) return;
+    pt_tensor_release(m->grad);
+    pt_node_release(m->grad_fn);
+    pt_hook_list_free(m->hooks);
+    free(m);
+}
+
+void pt_autograd_tensor_free(pt_tensor *t)
+{
+    pt_autograd_meta *m = t->autograd;
+    if (m) {
+        t->autograd = NULL;
+        pthread_mutex_lock(&acc_lock);
+        m->alive = false;
+        pthread_mutex_unlock(&acc_lock);
+        /* The grad and grad_fn go with the tensor even if a retain_grad hook keeps the record. */
+        pt_tensor *g = m->grad;
+        pt_node *fn = m->grad_fn;
+        struct pt_hook *hooks = m->hooks;
+        m->grad = NULL;
+        m->grad_fn = NULL;
+        m->hooks = NULL;
+        pt_autograd_meta_release(m);
+        pt_tensor_release(g);
+        pt_node_release(fn);
+        pt_hook_list_free(hooks);
+    }
+    pt_version_release(atomic_exchange_explicit(&t->version, NULL, memory_order_acq_rel));
+}
+
+/* ---------------------------------------------------------------- AccumulateGrad */
+typedef struct {
+    pt_node base;
+    pt_tensor *variable; /* the leaf, strong */
+} accumulate_node;
+
+static bool is_dense_owned(const pt_tensor *t)
+{
+    return pt_tensor_refcount(t) == 1 && pt_storage_refcount(t->storage) == 1 &&
+           pt_tensor_is_contiguous(t, PT_MEMORY_FORMAT_CONTIGUOUS) && t->offset == 0 &&
+           !t->autograd;
+}
+
+/* Runs the hooks of `list` watching `index` on *grad, replacing it by what they return. */
+static pt_status run_hooks(struct pt_hook *list, int32_t index, pt_tensor **grad)
+{
+    for (struct pt_hook *h = list; h; h = h->next) {
+        pthread_mutex_lock(&acc_lock);
+        pt_grad_hook_fn fn = h->fn;
+        pthread_mutex_unlock(&acc_lock);
+        if (!fn || h->index != index || !*grad) continue;
+        pt_tensor *r = NULL;
+        PT_TRY(fn(h->ctx, *grad, &r));
+        if (r) {
+            pt_tensor_release(*grad);
+            *grad = r;
+        }
+    }
+    return PT_OK;
+}
+
+static pt_status accumulate_apply(pt_node *self, pt_tensor *const *grads, pt_tensor **outs)
+{
+    PT_UNUSED(outs);
+    accumulate_node *n = (accumulate_node *)self;
+    pt_tensor *leaf = n->variable;
+    pt_autograd_meta *m = leaf->autograd;
+    if (!grads[0] || !m) return PT_OK;
+    pt_tensor *g = grads[0];
+    pt_tensor_retain(g);
+    pt_status st = run_hooks(m->hooks, 0, &g);
+    if (st != PT_OK) {
+        pt_tensor_release(g);
+        return st;
+    }
+    const bool grad_mode = pt_grad_mode_enabled();
+    pthread_mutex_lock(&acc_lock);
+    pt_tensor *old = m->grad;
+    if (!old) {
+        if (grad_mode) {
+            m->grad = g; /* create_graph: the gradient keeps its history */
+            g = NULL;
+        } else if (is_dense_owned(g)) {
+            m->grad = g;
+            g = NULL;
+        } else {
+            uint64_t saved = pt_below_autograd_begin();
+            pt_tensor *c = pt_call_clone(g, PT_MEMORY_FORMAT_CONTIGUOUS);
+            pt_below_autograd_end(saved);
+            if (!c) st = PT_ERR_RUNTIME;
+            m->grad = c;
+        }
+    } else if (!grad_mode) {
+        uint64_t saved = pt_below_autograd_begin();
+        pt_tensor *r = pt_call_add__Tensor(old, g, &pt_scalar_one);
+        pt_below_autograd_end(saved);
+        if (!r) st = PT_ERR_RUNTIME;
+        pt_tensor_release(r);
+    } else {
+        pt_tensor *r = pt_call_add_Tensor(old, g, &pt_scalar_one);
+        if (!r) {
+            st = PT_ERR_RUNTIME;
+        } else {
+            m->grad = r;
+            pt_tensor_release(old);
+        }
+    }
+    pthread_mutex_unlock(&acc_lock);
+    pt_tensor_release(g);
+    return st;
+}
+
+static void accumulate_destroy(pt_node *self)
+{
+    accumulate_node *n = (accumulate_node *)self;
+    pthread_mutex_lock(&acc_lock);
+    if (n->variable->autograd && n->variable->autograd->grad_accumulator == self)
+        n->variable->autograd->grad_accumulator = NULL;
+    pthread_mutex_unlock(&acc_lock);
+    pt_tensor_release(n->variable);
+}
+
+static pt_status accumulate_saved(pt_node *self, const char *name, pt_ivalue *out, int32_t *found)
+{
+    accumulate_node *n = (accumulate_node *)self;
+    if (strcmp(name, "variable") != 0) return PT_OK;
+    *found = 1;
+    out->tag = PT_IV_TENSOR;
+    out->t = n->variable;
+    pt_tensor_retain(n->variable);
+    return PT_OK;
+}
+
+static const pt_node_vtable accumulate_vt = {"AccumulateGrad", accumulate_apply, NULL,
+                                             accumulate_destroy, accumulate_saved};
+
+static bool try_retain_node(pt_node *n)
+{
+    int64_t c = atomic_load_explicit(&n->refcount, memory_order_relaxed);
+    while (c > 0)
+        if (atomic_compare_exchange_weak_explicit(&n->refcount, &c, c + 1, memory_order_acq_rel,
+                                                  memory_order_relaxed))
+            return true;
+    return false;
+}
+
+static pt_status grad_accumulator(const pt_tensor *leaf, pt_node **out)
+{
+    pt_autograd_meta *m = leaf->autograd;
+    pthread_mutex_lock(&acc_lock);
+    pt_node *n = m->grad_accumulator;
+    if (n && try_retain_node(n)) {
+        pthread_mutex_unlock(&acc_lock);
+        *out = n;
+        return PT_OK;
+    }
+    pthread_mutex_unlock(&acc_lock);
+    pt_node *fresh = NULL;
+    PT_TRY(pt_node_new(sizeof(accumulate_node), &accumulate_vt, 0, 1, &fresh));
+    fresh->seq = UINT64_MAX; /* accumulation runs as soon as its gradient is complete */
+    pt_status st = pt_node_set_input_meta(fresh, 0, leaf);
+    if (st != PT_OK) {
+        pt_node_release(fresh);
+        return st;
+    }
+    ((accumulate_node *)fresh)->variable = (pt_tensor *)leaf;
+    pt_tensor_retain((pt_tensor *)leaf);
+    pthread_mutex_lock(&acc_lock);
+    n = m->grad_accumulator;
+    if (n && try_retain_node(n)) {
+        pthread_mutex_unlock(&acc_lock);
+        pt_node_release(fresh); /* another thread made one first */
+        *out = n;
+        return PT_OK;
+    }
+    m->grad_accumulator = fresh;
+    pthread_mutex_unlock(&acc_lock);
+    *out = fresh;
+    return PT_OK;
+}
+
+pt_status pt_gradient_edge(const pt_tensor *t, pt_edge *out)
+{
+    out->node = NULL;
+    out->input_nr = 0;
+    if (!t || !t->autograd) return PT_OK;
+    pt_autograd_meta *m = t->autograd;
+    if (m->grad_fn) {
+        if (m->view_tracked && pt_version_value(t) != m->view_version)
+            return PT_ERROR(PT_ERR_NOT_IMPLEMENTED,
+                            "a view (output %d of %s) is used after its base or another view of "
+                            "it was modified in place; rebasing the view's history on such a "
+                            "change is not supported yet: take the view again after the "
+                            "in-place operation, or make the operation out of place",
+                            (int)m->output_nr, m->grad_fn->name);
+        out->node = m->grad_fn;
+        pt_node_retain(m->grad_fn);
+        out->input_nr = m->output_nr;
+        return PT_OK;
+    }
+    if (!m->requires_grad) return PT_OK;
+    return grad_accumulator(t, &out->node);
+}
+
+pt_status pt_set_history(pt_tensor *t, pt_node *node, int32_t output_nr)
+{
+    if (output_nr < 0 || output_nr >= node->n_inputs)
+        return PT_ERROR(PT_ERR_RUNTIME, "set_history: output %d of a node with %d outputs",
+                        (int)output_nr, (int)node->n_inputs);
+    pt_autograd_meta *m = pt_autograd_meta_of(t);
+    if (!m) return PT_ERR_MEMORY;
+    PT_TRY(pt_node_set_input_meta(node, output_nr, t));
+    pt_node_retain(node);
+    pt_node *old = m->grad_fn;
+    m->grad_fn = node;
+    m->output_nr = output_nr;
+    m->requires_grad = false; /* a non-leaf requires grad through its grad_fn */
+    m->view_tracked = t->is_view;
+    m->view_version = pt_version_value(t);
+    pt_node_release(old);
+    return PT_OK;
+}
+
+pt_status pt_autograd_set_history(pt_tensor *t, pt_node *node, int32_t output_nr)
+{
+    if (!t || !node) return PT_ERROR(PT_ERR_VALUE, "set_history: tensor and node are required");
+    return pt_set_history(t, node, output_nr);
+}
+
+pt_status pt_check_inplace(const pt_tensor *t, const char *opname)
+{
+    if (!pt_grad_mode_enabled()) return PT_OK;
+    if (t->autograd && t->autograd->requires_grad && !t->autograd->grad_fn)
+        return PT_ERROR(PT_ERR_RUNTIME, "a leaf Variable that requires grad is being used in an "
+                        "in-place operation.");
+    if (t->is_view)
+        return PT_ERROR(PT_ERR_NOT_IMPLEMENTED,
+                        "%s: an in-place operation on a view, where autograd records it, is not "
+                        "supported yet (the view's base would need its history rebased); write "
+                        "it out of place, or clone the view first",
+                        opname);
+    return PT_OK;
+}
+
+/* ---------------------------------------------------------------- saved variables */
+/* "pytensor.FloatTensor", as Tensor.type() names it. */
+static const char *type_string(const pt_tensor *t, char *buf, size_t cap)
+{
+    const pt_dtype_info *info = pt_dtype_info_of(t->dtype);
+    const char *legacy = info && info->legacy_name && info->legacy_name[0] ? info->legacy_name
+                                                                           : info ? info->name
+                                                                                  : "?";
+    snprintf(buf, cap, "pytensor.%s%sTensor", t->device.type == PT_DEV_CUDA ? "cuda." : "",
+             legacy);
+    return buf;
+}
+
+pt_status pt_saved_save(pt_saved_var *v, const pt_tensor *t, bool is_output)
+{
+    memset(v, 0, sizeof *v);
+    if (!t) return PT_OK;
+    pt_version *ver = pt_version_of((pt_tensor *)t);
+    if (!ver) return PT_ERR_MEMORY;
+    v->version = atomic_load_explicit(&ver->value, memory_order_relaxed);
+    v->is_output = is_output;
+    v->was_saved = true;
+    if (t->autograd && t->autograd->grad_fn) {
+        v->grad_fn_name = t->autograd->grad_fn->name;
+        v->grad_fn_output_nr = t->autograd->output_nr;
+    }
+    v->is_leaf = !(t->autograd && t->autograd->grad_fn);
+    v->output_nr = t->autograd ? t->autograd->output_nr : 0;
+    if (!is_output) {
+        pt_tensor_retain((pt_tensor *)t);
+        v->data = (pt_tensor *)t;
+        return PT_OK;
+    }
+    /* An output is saved as a plain alias: holding the tensor itself would hold its grad_fn,
+     * which holds this saved variable (a cycle). */
+    pt_tensor *alias;
+    PT_TRY(pt_tensor_make(t->storage, t->dtype, t->ndim, t->sizes, t->strides, t->offset, &alias));
+    pt_status st = pt_version_share(t, alias);
+    if (st != PT_OK) {
+        pt_tensor_release(alias);
+        return st;
+    }
+    v->data = alias;
+    return PT_OK;
+}
+
+pt_status pt_saved_unpack(pt_saved_var *v, pt_node *owner, pt_tensor **out)
+{
+    *out = NULL;
+    if (v->released)
+        return PT_ERROR(PT_ERR_RUNTIME,
+                        "Trying to backward through the graph a second time (or directly access "
+                        "saved tensors after they have already been freed). Saved intermediate "
+                        "values of the graph are freed when you call .backward() or "
+                        "autograd.grad(). Specify retain_graph=True if you need to backward "
+                        "through the graph a second time or if you need to access saved tensors "
+                        "after calling backward.");
+    if (!v->data) return PT_OK;
+    int64_t now = pt_version_value(v->data);
+    if (now != v->version) {
+        char type[64], sizes[256], which[160] = "";
+        pt_format_ints(sizes, sizeof sizes, v->data->ndim, v->data->sizes);
+        if (v->is_output)
+            snprintf(which, sizeof which, ", which is output %d of %s", (int)v->output_nr,
+                     owner ? owner->name : "?");
+        else if (v->grad_fn_name)
+            snprintf(which, sizeof which, ", which is output %d of %s", (int)v->grad_fn_output_nr,
+                     v->grad_fn_name);
+        return PT_ERROR(PT_ERR_RUNTIME,
+                        "one of the variables needed for gradient computation has been modified "
+                        "by an inplace operation: [%s %s]%s, is at version %lld; expected version "
+                        "%lld instead. Hint: enable anomaly detection to find the operation that "
+                        "failed to compute its gradient, with "
+                        "pytensor.autograd.set_detect_anomaly(True).",
+                        type_string(v->data, type, sizeof type), sizes, which, (long long)now,
+                        (long long)v->version);
+    }
+    if (v->is_output && owner && pt_grad_mode_enabled()) {
+        /* create_graph: the output regains its place in the graph (this node) */
+        pt_tensor *t;
+        PT_TRY(pt_tensor_make(v->data->storage, v->data->dtype, v->data->ndim, v->data->sizes,
+                              v->data->strides, v->data->offset, &t));
+        pt_status st = pt_version_share(v->data, t);
+        pt_autograd_meta *m = st == PT_OK ? pt_autograd_meta_of(t) : NULL;
+        if (!m) {
+            pt_tensor_release(t);
+            return st != PT_OK ? st : PT_ERR_MEMORY;
+        }
+        pt_node_retain(owner);
+        m->grad_fn = owner;
+        m->output_nr = v->output_nr;
+        *out = t;
+        return PT_OK;
+    }
+    pt_tensor_retain(v->data);
+    *out = v->data;
+    return PT_OK;
+}
+
+void pt_saved_release(pt_saved_var *v)
+{
+    if (v->was_saved) v->released = true;
+    pt_tensor_release(v->data);
+    v->data = NULL;
+}
+
+/* ---------------------------------------------------------------- not implemented */
+typedef struct {
+    pt_node base;
+} not_implemented_node;
+
+static pt_status not_implemented_apply(pt_node *self, pt_tensor *const *grads, pt_tensor **outs)
+{
+    PT_UNUSED(grads);
+    PT_UNUSED(outs);
+    return PT_ERROR(PT_ERR_NOT_IMPLEMENTED, "the derivative for '%s' is not implemented.",
+                    self->owned_name ? self->owned_name : "?");
+}
+
+static const pt_node_vtable not_implemented_vt = {"NotImplemented", not_implemented_apply, NULL,
+                                                  NULL, NULL};
+
+static pt_status not_implemented_new(const char *opname, int32_t n_next, int32_t n_inputs,
+                                     pt_node **out)
+{
+    PT_TRY(pt_node_new(sizeof(not_implemented_node), &not_implemented_vt, n_next, n_inputs, out));
+    (*out)->owned_name = strdup(opname);
+    if (!(*out)->owned_name) {
+        pt_node_release(*out);
+        return PT_ERROR(PT_ERR_MEMORY, "autograd: out of memory");
+    }
+    return PT_OK;
+}
+
+pt_status pt_not_implemented_node(const char *opname, int32_t n, const pt_tensor *const *inputs,
+                                  int32_t n_outputs, pt_node **out)
+{
+    PT_TRY(not_implemented_new(opname, n, n_outputs, out));
+    for (int32_t i = 0; i < n; i++) {
+        pt_status st = pt_node_set_next_edge(*out, i, inputs[i]);
+        if (st != PT_OK) {
+            pt_node_release(*out);
+            *out = NULL;
+            return st;
+        }
+    }
+    return PT_OK;
+}
+
+/* ---------------------------------------------------------------- the fallback */
+static bool differentiable_dtype(int32_t dtype)
+{
+    const pt_dtype_info *info = pt_dtype_info_of(dtype);
+    return info && (info->kind & (PT_KIND_FLOAT | PT_KIND_COMPLEX));
+}
+
+static int32_t count_tensors(const pt_ivalue *v)
+{
+    if (v->tag == PT_IV_TENSOR) return v->t ? 1 : 0;
+    if (v->tag == PT_IV_TENSOR_LIST || v->tag == PT_IV_OPT_TENSOR_LIST) return (int32_t)v->len;
+    return 0;
+}
+
+/* Operators without a formula: a call whose inputs require grad runs below autograd and its
+ * floating-point outputs get a node that raises "the derivative for 'op' is not implemented"
+ * when backward reaches it (PyTorch's autogradNotImplementedFallback). */
+static pt_status autograd_fallback(const pt_op *op, int32_t key, uint64_t keyset, pt_stack *stack,
+                                   void *ctx)
+{
+    PT_UNUSED(key);
+    PT_UNUSED(keyset);
+    PT_UNUSED(ctx);
+    const pt_arg_plan *plan = atomic_load_explicit(&op->plan, memory_order_acquire);
+    const int32_t nargs = plan ? plan->nargs : 0;
+    const int32_t base = stack->size - nargs;
+    bool any = false;
+    int32_t n_edges = 0;
+    if (plan && !plan->vararg && pt_grad_mode_enabled()) {
+        for (int32_t i = 0; i < nargs; i++) {
+            const pt_ivalue *v = &stack->items[base + i];
+            n_edges += count_tensors(v);
+            if (v->tag == PT_IV_TENSOR) any |= pt_requires_grad(v->t);
+            else if (v->tag == PT_IV_TENSOR_LIST || v->tag == PT_IV_OPT_TENSOR_LIST)
+                for (int64_t j = 0; v->tensors && j < v->len; j++)
+                    any |= pt_requires_grad(v->tensors[j]);
+        }
+        if (any)
+            for (int32_t i = 0; i < nargs && i < 64; i++) {
+                if (!(plan->written & ((uint64_t)1 << i))) continue;
+                pt_schema_arg_info info;
+                PT_TRY(pt_schema_argument(plan->schema, i, &info));
+                if (info.kwarg_only) {
+                    const char *name = strstr(op->name, "::");
+                    name = name ? name + 2 : op->name;
+                    return PT_ERROR(PT_ERR_RUNTIME,
+                                    "%.*s(): functions with out=... arguments don't support "
+                                    "automatic differentiation, but one of the arguments "
+                                    "requires grad.",
+                                    (int)(op->name + op->base_len - name), name);
+                }
+                const pt_ivalue *v = &stack->items[base + i];
+                if (v->tag == PT_IV_TENSOR && v->t) PT_TRY(pt_check_inplace(v->t, op->name));
+            }
+    }
+    pt_node *node = NULL;
+    if (any) {
+        const pt_schema *s = pt_op_schema(op);
+        PT_TRY(not_implemented_new(op->name, n_edges, pt_schema_num_returns(s), &node));
+        int32_t e = 0;
+        for (int32_t i = 0; i < nargs; i++) {
+            const pt_ivalue *v = &stack->items[base + i];
+            pt_status st = PT_OK;
+            if (v->tag == PT_IV_TENSOR && v->t) st = pt_node_set_next_edge(node, e++, v->t);
+            else if (v->tag == PT_IV_TENSOR_LIST || v->tag == PT_IV_OPT_TENSOR_LIST)
+                for (int64_t j = 0; st == PT_OK && v->tensors && j < v->len; j++)
+                    st = pt_node_set_next_edge(node, e++, v->tensors[j]);
+            if (st != PT_OK) {
+                pt_node_release(node);
+                return st;
+            }
+        }
+    }
+    uint64_t saved = pt_below_autograd_begin();
+    pt_status st = pt_dispatch_call(op, stack);
+    pt_below_autograd_end(saved);
+    if (st != PT_OK || !node) {
+        pt_node_release(node);
+        return st;
+    }
+    for (int32_t i = base, r = 0; st == PT_OK && i < stack->size; i++, r++) {
+        pt_ivalue *v = &stack->items[i];
+        if (v->tag == PT_IV_TENSOR && v->t && differentiable_dtype(v->t->dtype) &&
+            r < node->n_inputs)
+            st = pt_set_history(v->t, node, r);
+    }
+    pt_node_release(node);
+    return st;
+}
+
+static pt_registration *fallback_handles[3];
+
+pt_status pt_autograd_fallback_init(void)
+{
+    static const int32_t keys[3] = {PT_KEY_AUTOGRAD_CPU, PT_KEY_AUTOGRAD_CUDA,
+                                    PT_KEY_AUTOGRAD_META};
+    for (int i = 0; i < 3; i++)
+        if (!fallback_handles[i])
+            PT_TRY(pt_dispatch_fallback(keys[i], autograd_fallback, NULL,
+                                        "autograd fallback: the derivative is not implemented "
+                                        "(csrc/autograd/variable.c)",
+                                        &fallback_handles[i]));
+    return PT_OK;
+}
+
+pt_status pt_autograd_init(int64_t *count, const char **detail)
+{
+    *detail = "formulas from csrc/ops/derivatives.yaml, and the fallback for operators without";
+    PT_TRY(pt_autograd_fallback_init());
+    *count = pt_autograd_formula_count();
+    return PT_OK;
+}
+
+/* ---------------------------------------------------------------- custom Functions */
+typedef struct {
+    pt_node base;
+    pt_custom_apply_fn fn;
+    void *ctx;
+    pt_ctx_release_fn release;
+} custom_node;
+
+static pt_status custom_apply(pt_node *self, pt_tensor *const *grads, pt_tensor **outs)
+{
+    custom_node *n = (custom_node *)self;
+    return n->fn(n->ctx, self->n_inputs, grads, self->n_next, outs);
+}
+
+static void custom_destroy(pt_node *self)
+{
+    custom_node *n = (custom_node *)self;
+    if (n->release && n->ctx) n->release(n->ctx);
+}
+
+static const pt_node_vtable custom_vt = {"CustomFunction", custom_apply, NULL, custom_destroy,
+                                         NULL};
+
+pt_status pt_autograd_custom_node(const char *name, pt_custom_apply_fn apply, void *ctx,
+                                  pt_ctx_release_fn release, int32_t n_inputs,
+                                  pt_tensor *const *inputs, int32_t n_outputs, pt_node **out)
+{
+    *out = NULL;
+    if (!apply || n_inputs < 0 || n_outputs < 0)
+        return PT_ERROR(PT_ERR_VALUE, "custom node: apply and counts are required");
+    pt_node *n;
+    PT_TRY(pt_node_new(sizeof(custom_node), &custom_vt, n_inputs, n_outputs, &n));
+    custom_node *c = (custom_node *)n;
+    c->fn = apply;
+    c->ctx = ctx;
+    c->release = release;
+    n->needs_all_grads = true;
+    if (name) {
+        n->owned_name = strdup(name);
+        if (n->owned_name) n->name = n->owned_name;
+    }
+    for (int32_t i = 0; i < n_inputs; i++) {
+        pt_status st = inputs && inputs[i] ? pt_node_set_next_edge(n, i, inputs[i]) : PT_OK;
+        if (st != PT_OK) {
+            pt_node_release(n);
+            return st;
+        }
+    }
+    *out = n;
+    return PT_OK;
+}
+
+/* ---------------------------------------------------------------- the ABI */
+pt_status pt_autograd_set_requires_grad(pt_tensor *t, int32_t requires_grad)
+{
+    if (!t) return PT_ERROR(PT_ERR_VALUE, "requires_grad_: tensor is NULL");
+    if (t->autograd && t->autograd->grad_fn) {
+        if (requires_grad) return PT_OK;
+        return PT_ERROR(PT_ERR_RUNTIME,
+                        "you can only change requires_grad flags of leaf variables. If you want "
+                        "to use a computed variable in a subgraph that doesn't require "
+                        "differentiation use var_no_grad = var.detach().");
+    }
+    if (requires_grad && !differentiable_dtype(t->dtype))
+        return PT_ERROR(PT_ERR_RUNTIME, "only Tensors of floating point and complex dtype can "
+                        "require gradients");
+    if (!requires_grad && !t->autograd) return PT_OK;
+    pt_autograd_meta *m = pt_autograd_meta_of(t);
+    if (!m) return PT_ERR_MEMORY;
+    m->requires_grad = requires_grad != 0;
+    return PT_OK;
+}
+
+int32_t pt_autograd_requires_grad(const pt_tensor *t) { return pt_requires_grad(t); }
+int32_t pt_autograd_is_leaf(const pt_tensor *t) { return !(t->autograd && t->autograd->grad_fn); }
+int32_t pt_autograd_retains_grad(const pt_tensor *t)
+{
+    return t->autograd && t->autograd->retains_grad;
+}
+int32_t pt_autograd_output_nr(const pt_tensor *t) { return t->autograd ? t->autograd->output_nr : 0; }
+int64_t pt_autograd_version(const pt_tensor *t) { return pt_version_value(t); }
+
+pt_tensor *pt_autograd_grad(const pt_tensor *t)
+{
+    if (!t->autograd) return NULL;
+    pthread_mutex_lock(&acc_lock);
+    pt_tensor *g = t->autograd->grad;
+    if (g) pt_tensor_retain(g);
+    pthread_mutex_unlock(&acc_lock);
+    return g;
+}
+
+pt_node *pt_autograd_grad_fn(const pt_tensor *t)
+{
+    pt_node *n = t->autograd ? t->autograd->grad_fn : NULL;
+    pt_node_retain(n);
+    return n;
+}
+
+pt_status pt_autograd_set_grad(pt_tensor *t, const pt_tensor *grad)
+{
+    if (!grad && !t->autograd) return PT_OK;
+    pt_autograd_meta *m = pt_autograd_meta_of(t);
+    if (!m) return PT_ERR_MEMORY;
+    if (grad) pt_tensor_retain((pt_tensor *)grad);
+    pthread_mutex_lock(&acc_lock);
+    pt_tensor *old = m->grad;
+    m->grad = (pt_tensor *)grad;
+    pthread_mutex_unlock(&acc_lock);
+    pt_tensor_release(old);
+    return PT_OK;
+}
+
+/* retain_grad: a hook on the tensor's grad_fn input that stores the gradient in the metadata
+ * (held by reference, so the tensor itself can die first). */
+pt_status pt_autograd_retain_grad(pt_tensor *t)
+{
+    if (!pt_requires_grad(t))
+        return PT_ERROR(PT_ERR_RUNTIME, "can't retain_grad on Tensor that has requires_grad=False");
+    pt_autograd_meta *m = t->autograd;
+    if (!m->grad_fn || m->retains_grad) return PT_OK; /* leaves keep theirs anyway */
+    pt_node *n = m->grad_fn;
+    if (!n->retains) {
+        n->retains = calloc((size_t)(n->n_inputs > 0 ? n->n_inputs : 1), sizeof *n->retains);
+        if (!n->retains) return PT_ERROR(PT_ERR_MEMORY, "retain_grad: out of memory");
+    }
+    if (m->output_nr < n->n_inputs && !n->retains[m->output_nr]) {
+        atomic_fetch_add_explicit(&m->refcount, 1, memory_order_relaxed);
+        n->retains[m->output_nr] = m;
+    }
+    m->retains_grad = true;
+    return PT_OK;
+}
+
+pt_status pt_autograd_register_hook(pt_tensor *t, pt_grad_hook_fn fn, void *ctx,
+                                    pt_ctx_release_fn release, pt_hook **out)
+{
+    *out = NULL;
+    if (!pt_requires_grad(t))
+        return PT_ERROR(PT_ERR_RUNTIME,
+                        "cannot register a hook on a tensor that doesn't require gradient");
+    pt_autograd_meta *m = t->autograd;
+    pt_hook *h = hook_new(fn, ctx, release, m->grad_fn ? m->output_nr : 0);
+    if (!h) return PT_ERR_MEMORY;
+    atomic_fetch_add_explicit(&h->refcount, 1, memory_order_relaxed); /* the caller's */
+    pthread_mutex_lock(&acc_lock);
+    hook_append(m->grad_fn ? &m->grad_fn->pre_hooks : &m->hooks, h);
+    pthread_mutex_unlock(&acc_lock);
+    *out = h;
+    return PT_OK;
+}
+
+pt_status pt_autograd_detach(const pt_tensor *t, pt_tensor **out)
+{
+    PT_TRY(pt_tensor_make(t->storage, t->dtype, t->ndim, t->sizes, t->strides, t->offset, out));
+    pt_status st = pt_version_share(t, *out);
+    if (st != PT_OK) {
+        pt_tensor_release(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
+pt_status pt_autograd_detach_(pt_tensor *t)
+{
+    pt_autograd_meta *m = t->autograd;
+    if (!m) return PT_OK;
+    pt_node *fn = m->grad_fn;
+    m->grad_fn = NULL;
+    m->requires_grad = false;
+    m->output_nr = 0;
+    pt_node_release(fn);
+    return PT_OK;
+}
+
+pt_status pt_autograd_data(const pt_tensor *t, pt_tensor **out)
+{
+    return pt_tensor_make(t->storage, t->dtype, t->ndim, t->sizes, t->strides, t->offset, out);
+}
+
+pt_status pt_autograd_bump_version(pt_tensor *t) { return pt_version_bump(t); }
+
+pt_status pt_autograd_set_data(pt_tensor *t, const pt_tensor *src)
+{
+    if (t->autograd && t->autograd->requires_grad && !differentiable_dtype(src->dtype))
+        return PT_ERROR(PT_ERR_RUNTIME, "data set to a tensor that requires gradients must be "
+                        "floating point or complex dtype");
+    return pt_tensor_shallow_copy_from(t, src);
+}

@@ -1,0 +1,344 @@
+"""The autograd side of Tensor: the properties and methods torch's Tensor has for it
+(requires_grad, grad, grad_fn, backward, register_hook, detach, data, _version), the graph
+nodes seen from Python (grad_fn objects), and the engine call that pytensor.autograd wraps.
+
+Everything here is thin: metadata, nodes, the formulas and the engine live in C
+(csrc/autograd); this module turns their results into Python objects and their errors into
+torch's exceptions.
+"""
+from __future__ import annotations
+
+import traceback
+import warnings
+import weakref
+
+from ._C import _keep, _raise, _str, _stash_exception, ffi, lib
+
+_wrap = None  # pytensor._tensor._wrap, set by _install
+
+
+# ------------------------------------------------------------------ graph nodes
+class Node:
+    """A node of the backward graph (what `tensor.grad_fn` returns), as torch's
+    autograd.graph.Node: `name()`, `next_functions`, `register_hook`, `register_prehook` and the
+    saved values as `_saved_<name>` attributes."""
+
+    __slots__ = ("_ptr", "__weakref__")
+
+    def __init__(self):
+        raise TypeError("Node objects are made by autograd, not by hand")
+
+    @classmethod
+    def _new(cls, ptr):
+        """Wraps a new reference (NULL gives None)."""
+        if ptr == ffi.NULL:
+            return None
+        n = object.__new__(cls)
+        n._ptr = ffi.gc(ptr, lib.pt_node_release)
+        return n
+
+    def name(self) -> str:
+        return _str(lib.pt_node_name(self._ptr))
+
+    @property
+    def next_functions(self) -> tuple:
+        out = []
+        node = ffi.new("pt_node **")
+        nr = ffi.new("int32_t *")
+        for i in range(lib.pt_node_num_next(self._ptr)):
+            st = lib.pt_node_next(self._ptr, i, node, nr)
+            if st:
+                _raise(st)
+            out.append((Node._new(node[0]), nr[0]))
+        return tuple(out)
+
+    @property
+    def metadata(self) -> dict:
+        return _node_metadata.setdefault(self._key(), {})
+
+    def _sequence_nr(self) -> int:
+        return lib.pt_node_sequence_nr(self._ptr)
+
+    def _key(self) -> int:
+        return int(ffi.cast("uintptr_t", self._ptr))
+
+    def register_hook(self, fn):
+        raise NotImplementedError("Node.register_hook: hooks on graph nodes are not supported "
+                                  "yet; register a hook on the tensor instead "
+                                  "(Tensor.register_hook)")
+
+    def register_prehook(self, fn):
+        raise NotImplementedError("Node.register_prehook: hooks on graph nodes are not supported "
+                                  "yet; register a hook on the tensor instead "
+                                  "(Tensor.register_hook)")
+
+    def __getattr__(self, name: str):
+        if not name.startswith("_saved_"):
+            raise AttributeError(f"'{self.name()}' object has no attribute '{name}'")
+        from . import _boxing
+        iv = ffi.new("pt_ivalue *")
+        st = lib.pt_node_saved(self._ptr, name[len("_saved_"):].encode(), iv)
+        if st:
+            if st == lib.PT_ERR_VALUE:
+                lib.pt_error_clear()
+                raise AttributeError(f"'{self.name()}' object has no attribute '{name}'")
+            _raise(st)
+        if iv.tag == lib.PT_IV_TENSOR:
+            return _wrap(iv.t)  # a new reference
+        value = _boxing.to_python(iv)
+        if iv.tag == lib.PT_IV_INT_LIST:
+            value = tuple(value)
+        return value
+
+    def __eq__(self, other):
+        return isinstance(other, Node) and self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {self._key():#x}>"
+
+
+_node_metadata: "weakref.WeakValueDictionary | dict" = {}
+
+
+# ------------------------------------------------------------------ hooks
+class RemovableHandle:
+    """What register_hook returns: `remove()` takes the hook off (a context manager too)."""
+
+    __slots__ = ("_hook", "id")
+    _next_id = 0
+
+    def __init__(self, hook_ptr):
+        self._hook = ffi.gc(hook_ptr, lib.pt_hook_release)
+        RemovableHandle._next_id += 1
+        self.id = RemovableHandle._next_id
+
+    def remove(self) -> None:
+        if self._hook is not None:
+            lib.pt_hook_remove(self._hook)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.remove()
+
+
+class _HookCell:
+    __slots__ = ("fn", "shape", "dtype")
+
+    def __init__(self, fn, shape, dtype):
+        self.fn, self.shape, self.dtype = fn, shape, dtype
+
+
+@ffi.def_extern()
+def pt_py_grad_hook(ctx, grad, replacement):
+    try:
+        cell = ffi.from_handle(ctx)
+        lib.pt_tensor_retain(grad)
+        g = _wrap(grad)
+        r = cell.fn(g)
+        if r is None:
+            return 0
+        from ._tensor import Tensor
+        if not isinstance(r, Tensor):
+            raise TypeError(f"expected Tensor, but hook returned '{type(r).__name__}'")
+        name = getattr(cell.fn, "__name__", repr(cell.fn))
+        if tuple(r.shape) != tuple(g.shape):
+            raise RuntimeError(f"hook '{name}' has changed the size of value")
+        if r.dtype != g.dtype:
+            raise RuntimeError(f"hook '{name}' has changed the type of value (was {g.dtype} got "
+                               f"{r.dtype})")
+        lib.pt_tensor_retain(r._h)
+        replacement[0] = r._h
+        return 0
+    except BaseException as e:  # noqa: B036 - re-raised by the caller of backward
+        return _stash_exception(e)
+
+
+def register_hook(t, hook):
+    if not callable(hook):
+        raise TypeError(f"register_hook: hook must be callable, not {type(hook).__name__}")
+    if not lib.pt_autograd_requires_grad(t._h):
+        raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+    handle = _keep(_HookCell(hook, tuple(t.shape), t.dtype))
+    out = ffi.new("pt_hook **")
+    st = lib.pt_autograd_register_hook(t._h, lib.pt_py_grad_hook, handle,
+                                       lib.pt_py_release_handle, out)
+    if st:
+        lib.pt_py_release_handle(handle)
+        _raise(st)
+    return RemovableHandle(out[0])
+
+
+# ------------------------------------------------------------------ anomaly traces
+@ffi.def_extern()
+def pt_py_anomaly_trace(buf, cap):
+    try:
+        text = "".join(traceback.format_stack()[:-1]).encode("utf-8", "replace")[:cap - 1]
+        ffi.memmove(buf, text + b"\0", len(text) + 1)
+    except BaseException:  # noqa: B036 - a trace is best effort; never fail the forward call
+        pass
+
+
+lib.pt_autograd_set_anomaly_tracer(lib.pt_py_anomaly_trace)
+
+
+# ------------------------------------------------------------------ the engine
+def _tensor_array(ts):
+    arr = ffi.new("pt_tensor *[]", max(len(ts), 1))
+    for i, t in enumerate(ts):
+        arr[i] = t._h
+    return arr
+
+
+def run_backward(tensors, grads, retain_graph: bool, create_graph: bool, inputs=(),
+                 accumulate: bool = True, allow_unused: bool = False):
+    """Runs the engine; with accumulate=False returns the gradients of `inputs` (None where
+    unused)."""
+    ts, gs = _tensor_array(tensors), _tensor_array(grads)
+    ins = _tensor_array(inputs)
+    out = ffi.new("pt_tensor *[]", max(len(inputs), 1))
+    st = lib.pt_autograd_backward(len(tensors), ts, gs, int(bool(retain_graph)),
+                                  int(bool(create_graph)), len(inputs), ins, int(accumulate),
+                                  int(bool(allow_unused)), out)
+    if st:
+        _raise(st)
+    if accumulate:
+        return None
+    return tuple(_wrap(out[i]) if out[i] != ffi.NULL else None for i in range(len(inputs)))
+
+
+# ------------------------------------------------------------------ Tensor's side
+def _install(tensor_cls, wrap) -> None:
+    """Adds the autograd properties and methods to Tensor."""
+    global _wrap
+    _wrap = wrap
+
+    def _get_requires_grad(self) -> bool:
+        return bool(lib.pt_autograd_requires_grad(self._h))
+
+    def _set_requires_grad(self, value) -> None:
+        if not isinstance(value, bool):
+            raise TypeError(f"requires_grad must be a bool, not {type(value).__name__}")
+        st = lib.pt_autograd_set_requires_grad(self._h, int(value))
+        if st:
+            _raise(st)
+
+    def requires_grad_(self, requires_grad: bool = True):
+        """Sets requires_grad in place (leaves only) and returns self."""
+        _set_requires_grad(self, bool(requires_grad))
+        return self
+
+    def _get_grad(self):
+        h = self._h
+        if not lib.pt_autograd_is_leaf(h) and not lib.pt_autograd_retains_grad(h):
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its "
+                ".grad attribute won't be populated during autograd.backward(). If you indeed "
+                "want the .grad field to be populated for a non-leaf Tensor, use .retain_grad() "
+                "on the non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure "
+                "you access the leaf Tensor instead.", UserWarning, stacklevel=2)
+        g = lib.pt_autograd_grad(h)
+        return None if g == ffi.NULL else _wrap(g)
+
+    def _set_grad(self, value) -> None:
+        if value is None:
+            st = lib.pt_autograd_set_grad(self._h, ffi.NULL)
+            if st:
+                _raise(st)
+            return
+        if not isinstance(value, tensor_cls):
+            raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
+                            f"{type(value).__name__}")
+        if value.dtype != self.dtype:
+            raise RuntimeError("assigned grad has data of a different type")
+        if value.device != self.device:
+            raise RuntimeError("assigned grad has data located on a different device")
+        if tuple(value.shape) != tuple(self.shape):
+            raise RuntimeError("assigned grad has data of a different size")
+        st = lib.pt_autograd_set_grad(self._h, value._h)
+        if st:
+            _raise(st)
+
+    def _del_grad(self) -> None:
+        _set_grad(self, None)
+
+    def _grad_fn(self):
+        return Node._new(lib.pt_autograd_grad_fn(self._h))
+
+    def _is_leaf(self) -> bool:
+        return bool(lib.pt_autograd_is_leaf(self._h))
+
+    def _version(self) -> int:
+        return lib.pt_autograd_version(self._h)
+
+    def _output_nr(self) -> int:
+        return lib.pt_autograd_output_nr(self._h)
+
+    def _retains_grad(self) -> bool:
+        return bool(lib.pt_autograd_retains_grad(self._h))
+
+    def retain_grad(self) -> None:
+        """Keeps the gradient of a non-leaf tensor in .grad after backward."""
+        st = lib.pt_autograd_retain_grad(self._h)
+        if st:
+            _raise(st)
+
+    def backward(self, gradient=None, retain_graph=None, create_graph: bool = False,
+                 inputs=None) -> None:
+        """Computes the gradient of this tensor with respect to the graph leaves
+        (autograd.backward)."""
+        from . import autograd
+        autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach(self):
+        """A tensor sharing this one's storage and version counter, out of the graph."""
+        out = ffi.new("pt_tensor **")
+        st = lib.pt_autograd_detach(self._h, out)
+        if st:
+            _raise(st)
+        return _wrap(out[0])
+
+    def detach_(self):
+        """Takes this tensor out of the graph in place (it becomes a leaf)."""
+        st = lib.pt_autograd_detach_(self._h)
+        if st:
+            _raise(st)
+        return self
+
+    def _get_data(self):
+        out = ffi.new("pt_tensor **")
+        st = lib.pt_autograd_data(self._h, out)
+        if st:
+            _raise(st)
+        return _wrap(out[0])
+
+    def _set_data(self, value) -> None:
+        if not isinstance(value, tensor_cls):
+            raise TypeError(f"data must be a Tensor, not {type(value).__name__}")
+        st = lib.pt_autograd_set_data(self._h, value._h)
+        if st:
+            _raise(st)
+
+    def register_hook_(self, hook):
+        """Registers hook(grad) -> Tensor or None, run when this tensor's gradient is
+        computed; returns a handle whose remove() takes it off."""
+        return register_hook(self, hook)
+
+    tensor_cls.requires_grad = property(_get_requires_grad, _set_requires_grad)
+    tensor_cls.requires_grad_ = requires_grad_
+    tensor_cls.grad = property(_get_grad, _set_grad, _del_grad)
+    tensor_cls.grad_fn = property(_grad_fn)
+    tensor_cls.is_leaf = property(_is_leaf)
+    tensor_cls._version = property(_version)
+    tensor_cls.output_nr = property(_output_nr)
+    tensor_cls.retains_grad = property(_retains_grad)
+    tensor_cls.retain_grad = retain_grad
+    tensor_cls.backward = backward
+    tensor_cls.detach = detach
+    tensor_cls.detach_ = detach_
+    tensor_cls.data = property(_get_data, _set_data)
+    tensor_cls.register_hook = register_hook_

@@ -1,0 +1,153 @@
+"""Grad modes: no_grad, enable_grad, set_grad_enabled and inference_mode, each usable as a
+context manager and as a decorator, as in torch.autograd.grad_mode. The state is thread-local
+and lives in C (the autograd keys of the dispatcher's thread-local exclude set)."""
+from __future__ import annotations
+
+import functools
+import inspect
+
+from .._C import lib
+
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
+           "is_inference_mode_enabled"]
+
+
+def is_grad_enabled() -> bool:
+    """Whether operations on this thread record history for autograd."""
+    return bool(lib.pt_autograd_is_grad_enabled())
+
+
+_inference = __import__("threading").local()
+
+
+def is_inference_mode_enabled() -> bool:
+    return getattr(_inference, "depth", 0) > 0
+
+
+class _DecoratorContextManager:
+    """A context manager that also decorates functions (and generator functions)."""
+
+    def __call__(self, func):
+        if inspect.isclass(func):
+            raise TypeError(f"{type(self).__name__} cannot decorate a class")
+        if inspect.isgeneratorfunction(func):
+            @functools.wraps(func)
+            def generator(*args, **kwargs):
+                gen = func(*args, **kwargs)
+                with self.clone():
+                    response = gen.send(None)
+                while True:
+                    try:
+                        request = yield response
+                    except GeneratorExit:
+                        with self.clone():
+                            gen.close()
+                        raise
+                    except BaseException as e:  # noqa: B036 - forwarded into the generator
+                        with self.clone():
+                            response = gen.throw(e)
+                    else:
+                        with self.clone():
+                            try:
+                                response = gen.send(request)
+                            except StopIteration as stop:
+                                return stop.value
+            return generator
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with self.clone():
+                return func(*args, **kwargs)
+        return wrapper
+
+    def clone(self):
+        return type(self)()
+
+
+class no_grad(_DecoratorContextManager):
+    """Turns gradient recording off inside the block (or the decorated function).
+
+    >>> x = pytensor.ones(2, requires_grad=True)
+    >>> with pytensor.no_grad():
+    ...     y = x * 2
+    >>> y.requires_grad
+    False
+    """
+
+    def __init__(self) -> None:
+        self.prev = False
+
+    def __enter__(self) -> None:
+        self.prev = is_grad_enabled()
+        lib.pt_autograd_set_grad_enabled(0)
+
+    def __exit__(self, *exc) -> None:
+        lib.pt_autograd_set_grad_enabled(int(self.prev))
+
+
+class enable_grad(_DecoratorContextManager):
+    """Turns gradient recording on inside the block (under no_grad, for example)."""
+
+    def __enter__(self) -> None:
+        self.prev = is_grad_enabled()
+        lib.pt_autograd_set_grad_enabled(1)
+
+    def __exit__(self, *exc) -> None:
+        lib.pt_autograd_set_grad_enabled(int(self.prev))
+
+
+class set_grad_enabled(_DecoratorContextManager):
+    """Sets grad mode on or off: as a function call (takes effect at once), a context manager
+    (restored on exit) or a decorator."""
+
+    def __init__(self, mode: bool) -> None:
+        if not isinstance(mode, bool):
+            raise TypeError(f"set_grad_enabled(): argument 'mode' must be bool, not "
+                            f"{type(mode).__name__}")
+        self.prev = is_grad_enabled()
+        self.mode = mode
+        lib.pt_autograd_set_grad_enabled(int(mode))
+
+    def __call__(self, func):
+        lib.pt_autograd_set_grad_enabled(int(self.prev))
+        return super().__call__(func)
+
+    def __enter__(self) -> None:
+        lib.pt_autograd_set_grad_enabled(int(self.mode))
+
+    def __exit__(self, *exc) -> None:
+        lib.pt_autograd_set_grad_enabled(int(self.prev))
+
+    def clone(self):
+        return set_grad_enabled(self.mode)
+
+
+class inference_mode(_DecoratorContextManager):
+    """Like no_grad for the code inside (no history is recorded). pytensor does not mark the
+    tensors made inside as inference tensors: they are ordinary tensors that never required
+    grad."""
+
+    def __init__(self, mode: bool = True) -> None:
+        if not isinstance(mode, bool):
+            raise TypeError(f"inference_mode(): argument 'mode' must be bool, not "
+                            f"{type(mode).__name__}")
+        self.mode = mode
+
+    def __new__(cls, mode=True):
+        if callable(mode) and not isinstance(mode, bool):  # used as @inference_mode
+            return cls()(mode)
+        return super().__new__(cls)
+
+    def __enter__(self) -> None:
+        self.prev = is_grad_enabled()
+        if self.mode:
+            _inference.depth = getattr(_inference, "depth", 0) + 1
+            lib.pt_autograd_set_grad_enabled(0)
+
+    def __exit__(self, *exc) -> None:
+        if self.mode:
+            _inference.depth -= 1
+        lib.pt_autograd_set_grad_enabled(int(self.prev))
+
+    def clone(self):
+        return inference_mode(self.mode)
