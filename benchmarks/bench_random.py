@@ -85,7 +85,8 @@ def main(argv=None) -> int:
             torch.set_num_threads(threads)
         for dtype in dtypes:
             rows = [(n, _callers(n, dtype)) for n in sizes]
-            calls = {(n, name): _calls_for(fn, args.ms) for n, fns in rows for name, fn in fns.items()}
+            calls = {(n, name): _calls_for(fn, args.ms)
+                     for n, fns in rows for name, fn in fns.items()}
             samples = {key: [] for key in calls}
             for _ in range(args.reps):
                 for n, fns in rows:

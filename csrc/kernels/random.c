@@ -9,11 +9,12 @@
  * one per 4 elements (2 for float64), below. Element i of a call whose blocks start at offset o
  * is computed from
  *     philox4x32_10(counter = {lo32(o + i), hi32(o + i), 0, 0}, key = {lo32(seed), hi32(seed)})
- * (normal_: the block o + i / 4, or o + i / 2) and from nothing else. Any element can therefore be computed on its own: OpenMP threads split
- * the elements without coordination, a CUDA kernel can give one element per thread, and a seed
- * gives the same numbers on every device and any thread count. "Element i" is the i-th element of
- * the written view in row-major order, whatever its strides, so a strided view receives exactly
- * what a contiguous tensor of its shape would. The offset counts blocks, not 32-bit words as in
+ * (normal_: the block o + i / 4, or o + i / 2) and from nothing else. Any element can therefore
+ * be computed on its own: OpenMP threads split the elements without coordination, a CUDA kernel
+ * can give one element (or block) per thread, and a seed gives the same numbers on every device
+ * and any thread count. "Element i" is the i-th element of the written view in row-major order,
+ * whatever its strides, so a strided view receives exactly what a contiguous tensor of its shape
+ * would. The offset counts blocks, not 32-bit words as in
  * PyTorch's CUDA generator, so offsets are not interchangeable with torch's.
  *
  * From the four words of a block:
@@ -57,7 +58,8 @@
 PT_CPU_STUB(random, pt_random_table, "normal_'s float32 and float64 fills")
 
 /* Below this many elements per thread, waking OpenMP threads (a few microseconds) costs more than
- * the work: one element is a 10-round Philox block plus a conversion, ~5-20 ns. */
+ * the work: one element is a 10-round Philox block plus a conversion, ~5-20 ns (normal_'s
+ * vectorized float32 elements ~2.5 ns on a Zen 3 core: still 80 us per thread at the grain). */
 enum { GRAIN = 32768 };
 
 static inline float uniform_f32(const pt_random_ctx *c, const uint32_t w[4])

@@ -67,8 +67,10 @@ def test_float64_elements_are_the_two_normals_of_block_i_over_2():
     got = pytensor.empty(n, dtype=pytensor.float64).normal_(generator=g).numpy()
     assert g.get_offset() == (n + 1) // 2
     w = words(seed, range((n + 1) // 2)).astype(np.uint64)
-    u1 = 1.0 - ((w[:, 0] << np.uint64(32) | w[:, 1]) >> np.uint64(11)).astype(np.float64) * 2.0 ** -53
-    u2 = ((w[:, 2] << np.uint64(32) | w[:, 3]) >> np.uint64(11)).astype(np.float64) * 2.0 ** -53
+    def u53(hi, lo):
+        return ((hi << np.uint64(32) | lo) >> np.uint64(11)).astype(np.float64) * 2.0 ** -53
+
+    u1, u2 = 1.0 - u53(w[:, 0], w[:, 1]), u53(w[:, 2], w[:, 3])
     c, s = box_muller(u1, u2)
     want = np.stack([c, s], axis=1).reshape(-1)[:n]
     np.testing.assert_allclose(got, want, rtol=1e-14, atol=1e-14)

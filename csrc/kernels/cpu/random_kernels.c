@@ -173,7 +173,8 @@ static void batch_f64(double *out, uint64_t e0, const pt_random_normal_args *a)
             }                                                                                      \
             T buf[PER_BATCH];                                                                      \
             batch_##SUF(buf, e, a);                                                                \
-            const uint64_t lo = e > first ? e : first, hi = end < e + PER_BATCH ? end : e + PER_BATCH; \
+            const uint64_t lo = e > first ? e : first;                                             \
+            const uint64_t hi = end < e + PER_BATCH ? end : e + PER_BATCH;                         \
             memcpy(out + (lo - first), buf + (lo - e), (size_t)(hi - lo) * sizeof(T));            \
         }                                                                                          \
     }
