@@ -2,17 +2,20 @@
 
 Each row is one way users call an operator: keyword arguments (``add(a, b, alpha=2)``,
 ``clamp(min=0)``, ``sum(dim=1)``), int-list sugar (``view(2, 3)``, ``permute(1, 0)``), methods
-(``a.t()``, ``a.mm(b)``, ``x.item()``), the number-slot operators (``a - 1``, ``a ** 2``, ``a < 0``)
-and the factories with sizes (``zeros(2, 3)``, ``randn(64, 100)``, ``tensor([1.0, 2.0])``).
+(``a.t()``, ``a.mm(b)``, ``x.item()``), indexing (``a[0]``, ``a[-1]``, ``a[0, 1]``, ``a[1:3]``,
+``a[:, 1]``, ``a[0] = 1.0``), the number-slot operators (``a - 1``, ``a ** 2``, ``a < 0``) and the
+factories with sizes (``zeros(2, 3)``, ``randn(64, 100)``, ``tensor([1.0, 2.0])``).
 Operands hold 1 or 100 float32 elements (shaped as the call needs). The argument parsing, the
 dispatch and the allocation are the cost here, not the arithmetic.
 
-The two libraries run in one process, interleaved: each repeat times every row of pytensor and
-then of torch for a fixed number of calls; the median of the repeats is printed, with the time
-ratio pytensor/torch (below 1 pytensor is faster; the goal for these rows is 0.5 or less).
+The libraries run in one process, interleaved: each repeat times every row of pytensor, then of
+torch, then of NumPy (where the row's call exists there) for a fixed number of calls; the median
+of the repeats is printed, with the time ratios pytensor/torch and pytensor/NumPy (below 1
+pytensor is faster; the goal for these rows is 0.5 of torch or less). `--threads` goes to both
+set_num_threads (default 1).
 
     python3 benchmarks/bench_calls.py [--reps 7] [--calls 2000] [--only add_alpha,view]
-                                      [--json F.json]
+                                      [--threads 1] [--json F.json]
 """
 from __future__ import annotations
 
@@ -66,7 +69,14 @@ ROWS = {
     "pow_2": "a.pow(2)",
     "lt_method": "a.lt(0)",
     "item": "s.item()",
+    # indexing
     "getitem_0": "a[0]",
+    "getitem_m1": "a[-1]",
+    "getitem_2": "a[0, 0]",
+    "getitem_slice": "a[0:1]",
+    "getitem_col": "a[:, 0]",
+    "setitem_0": "a[0] = 1.0",
+    "setitem_2": "a[0, 0] = 2.0",
     "sum": "a.sum()",
     "add_method": "a.add(b)",
     # number slots
@@ -84,7 +94,10 @@ ROWS = {
     "ones_2": "m.ones(r, c)",
     "empty_2": "m.empty(r, c)",
     "zeros_f64": "m.zeros(r, c, dtype=f64)",
+    "randn_1": "m.randn(1)",
     "randn_64x100": "m.randn(64, 100)",
+    "randn_64x100_f64": "m.randn(64, 100, dtype=f64)",
+    "randn_like": "m.randn_like(a)",
     "arange_10": "m.arange(10)",
     "full": "m.full((r, c), 1.0)",
     "tensor_list": "m.tensor([1.0, 2.0])",
@@ -112,18 +125,22 @@ def main(argv=None) -> int:
     ap.add_argument("--calls", type=int, default=2000)
     ap.add_argument("--only", default="")
     ap.add_argument("--sizes", default="1,100")
+    ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--json", default="")
     args = ap.parse_args(argv)
 
+    import numpy
     import pytensor
     import torch
-    torch.set_num_threads(1)
-    pytensor.set_num_threads(1)
-    libs = {"pytensor": pytensor, "torch": torch}
+    torch.set_num_threads(args.threads)
+    pytensor.set_num_threads(args.threads)
+    libs = {"pytensor": pytensor, "torch": torch, "numpy": numpy}
     only = set(filter(None, args.only.split(",")))
     rows = {k: v for k, v in ROWS.items() if not only or k in only}
     results = {}
-    print(f"{'call':<18} {'n':>4} {'pytensor us':>12} {'torch us':>10} {'ratio':>7}")
+    print(f"threads {args.threads}, load average {os.getloadavg()[0]:.2f}")
+    print(f"{'call':<18} {'n':>4} {'pytensor us':>12} {'torch us':>10} {'numpy us':>10} "
+          f"{'pt/torch':>9} {'pt/numpy':>9}")
     for n in (int(s) for s in args.sizes.split(",")):
         envs = {}
         for name, m in libs.items():
@@ -135,7 +152,7 @@ def main(argv=None) -> int:
             for name in libs:
                 env = dict(envs[name])
                 try:
-                    eval(src, {}, env)  # the call works here: else the row prints n/a
+                    exec(src, {}, env)  # the call works here: else the row prints n/a
                 except Exception as e:  # noqa: BLE001 - reported, the run goes on
                     timers[row, name] = repr(e)[:60]
                     continue
@@ -152,16 +169,19 @@ def main(argv=None) -> int:
             for name in libs:
                 s = samples.get((row, name))
                 cells.append(statistics.median(s) if s else None)
-            pt, th = cells
+            pt, th, npy = cells
             ratio = pt / th if pt is not None and th else None
-            results[f"{row}/{n}"] = {"pytensor_us": pt, "torch_us": th, "ratio": ratio}
+            ratio_np = pt / npy if pt is not None and npy else None
+            results[f"{row}/{n}"] = {"pytensor_us": pt, "torch_us": th, "numpy_us": npy,
+                                     "ratio": ratio, "ratio_numpy": ratio_np}
             fmt = lambda v: f"{v:.3f}" if v is not None else "n/a"  # noqa: E731
+            fmt_r = lambda v: f"{v:.2f}" if v is not None else "n/a"  # noqa: E731
             note = ""
-            for name in libs:
+            for name in ("pytensor", "torch"):  # NumPy lacks many of the calls: no note
                 if not callable(timers[row, name]):
                     note += f"  {name}: {timers[row, name]}"
-            print(f"{row:<18} {n:>4} {fmt(pt):>12} {fmt(th):>10} "
-                  f"{(f'{ratio:.2f}' if ratio is not None else 'n/a'):>7}{note}")
+            print(f"{row:<18} {n:>4} {fmt(pt):>12} {fmt(th):>10} {fmt(npy):>10} "
+                  f"{fmt_r(ratio):>9} {fmt_r(ratio_np):>9}{note}")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)

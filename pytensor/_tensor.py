@@ -298,17 +298,9 @@ class Tensor(_TensorBase):
     def __deepcopy__(self, memo) -> "Tensor":
         return self.clone()
 
-    def __getitem__(self, index):
-        # `t[i]` with an int in range is select(0, i): its C caller (the bounds message of an
-        # index out of range is _indexing's, torch's words for indexing rather than select's).
-        if type(index) is int:
-            shape = self.shape
-            if shape and -shape[0] <= index < shape[0]:
-                return self.select(0, index)
-        return _indexing.getitem(self, index)
-
-    def __setitem__(self, index, value) -> None:
-        _indexing.setitem(self, index, value)
+    # `t[index]` and `t[index] = value` are _TensorBase's mapping slots: the common forms in C,
+    # the others through _getitem and _indexing.setitem (Note [indexing in C] in
+    # csrc/python/pt_python_index.c).
 
     # ------------------------------------------------------------ views
     def view(self, *shape) -> "Tensor":
@@ -854,6 +846,18 @@ def _build_operators(module) -> int:
     return n
 
 
+def _getitem(self: "Tensor", index) -> "Tensor":
+    """``t[index]`` for what the mapping slot of _TensorBase leaves to Python (every form on
+    subclasses of Tensor)."""
+    # `t[i]` with an int in range is select(0, i): its C caller (the bounds message of an
+    # index out of range is _indexing's, torch's words for indexing rather than select's).
+    if type(index) is int:
+        shape = self.shape
+        if shape and -shape[0] <= index < shape[0]:
+            return self.select(0, index)
+    return _indexing.getitem(self, index)
+
+
 def _build(module) -> None:
     """Installs Tensor and the legacy typed classes on the package."""
     global _storage
@@ -862,6 +866,7 @@ def _build(module) -> None:
     _storage = stor
     _core._python_setup(Tensor, ffi.typeof("pt_tensor *"), _fail, _operator_fallback,
                         module.Size, _dtypes_by_id, _device._from_pair)
+    _core._indexing_setup(_getitem, _indexing.setitem)
     module.Tensor = Tensor
     from . import _autograd
     _autograd._install(Tensor, _wrap)

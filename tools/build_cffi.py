@@ -45,7 +45,7 @@ const char *pt_py_capsule_name(int32_t versioned, int32_t used);
 # The parts of the module's C source, one translation unit, in the order PYTHON_SOURCE includes them.
 PYTHON_PARTS = ("pt_python.c", "pt_python_callers.c", "pt_python_module.c")
 # Files those parts include themselves.
-PYTHON_INCLUDED = ("pt_python_args.c",)
+PYTHON_INCLUDED = ("pt_python_args.c", "pt_python_index.c")
 
 PYTHON_SOURCE = r"""
 #include <string.h>

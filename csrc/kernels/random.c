@@ -5,14 +5,16 @@
  *
  * Note [Philox stream]
  * A random op reserves one 128-bit Philox counter block per element from its generator
- * (pt_generator_reserve: one atomic fetch-add, so concurrent ops never share blocks). Element i of
- * a call whose blocks start at offset o is computed from
+ * (pt_generator_reserve: one atomic fetch-add, so concurrent ops never share blocks) - normal_
+ * one per 4 elements (2 for float64), below. Element i of a call whose blocks start at offset o
+ * is computed from
  *     philox4x32_10(counter = {lo32(o + i), hi32(o + i), 0, 0}, key = {lo32(seed), hi32(seed)})
- * and from nothing else. Any element can therefore be computed on its own: OpenMP threads split
- * the elements without coordination, a CUDA kernel can give one element per thread, and a seed
- * gives the same numbers on every device and any thread count. "Element i" is the i-th element of
- * the written view in row-major order, whatever its strides, so a strided view receives exactly
- * what a contiguous tensor of its shape would. The offset counts blocks, not 32-bit words as in
+ * (normal_: the block o + i / 4, or o + i / 2) and from nothing else. Any element can therefore
+ * be computed on its own: OpenMP threads split the elements without coordination, a CUDA kernel
+ * can give one element (or block) per thread, and a seed gives the same numbers on every device
+ * and any thread count. "Element i" is the i-th element of the written view in row-major order,
+ * whatever its strides, so a strided view receives exactly what a contiguous tensor of its shape
+ * would. The offset counts blocks, not 32-bit words as in
  * PyTorch's CUDA generator, so offsets are not interchangeable with torch's.
  *
  * From the four words of a block:
@@ -20,8 +22,14 @@
  *             u in [0, 1) exactly; the value is from + u * (to - from). Rounding can still land on
  *             `to`, which becomes `from`, as in PyTorch's CUDA kernel, so values lie in [from, to).
  *             float64: 53 bits from words 0-1.
- *   normal_   Box-Muller, cosine branch only (the sine half would need a second element's slot):
- *             u1 in (0, 1] and u2 in [0, 1) from words 0 and 1 (float) or 0-1 and 2-3 (double).
+ *   normal_   Box-Muller, both branches: a pair u1 in (0, 1], u2 in [0, 1) gives
+ *             r cos(2 pi u2) and r sin(2 pi u2), r = sqrt(-2 log u1). float32 (and float16/bfloat16
+ *             through float32): words 0-1 and 2-3 are two pairs of 24-bit u, so element i is the
+ *             cosine (i % 4 = 0), sine (1), cosine (2) or sine (3) normal of block o + i / 4.
+ *             float64: u1 from words 0-1, u2 from 2-3 (53 bits each); element i is the cosine
+ *             (i even) or sine normal of block o + i / 2. The call reserves ceil(n / 4) or
+ *             ceil(n / 2) blocks. The arithmetic is random_math.h's, the same on every device and
+ *             CPU capability (Note [normal arithmetic]); cpu/random_kernels.c vectorizes it.
  *   random_   x = words 0-1 as a 64-bit integer; from + x mod (to - from). The modulo bias is below
  *             (to - from) / 2^64: under 2^-32 for any range that fits 32 bits, which no test of
  *             a few million draws can see; rejection sampling would break "one block per element".
@@ -42,12 +50,16 @@
 #include <omp.h>
 #endif
 
+#include "cpu_stub.h"
 #include "native.h"
 #include "philox.h"
 #include "random_internal.h"
 
+PT_CPU_STUB(random, pt_random_table, "normal_'s float32 and float64 fills")
+
 /* Below this many elements per thread, waking OpenMP threads (a few microseconds) costs more than
- * the work: one element is a 10-round Philox block plus a conversion, ~5-20 ns. */
+ * the work: one element is a 10-round Philox block plus a conversion, ~5-20 ns (normal_'s
+ * vectorized float32 elements ~2.5 ns on a Zen 3 core: still 80 us per thread at the grain). */
 enum { GRAIN = 32768 };
 
 static inline float uniform_f32(const pt_random_ctx *c, const uint32_t w[4])
@@ -72,16 +84,6 @@ static inline uint16_t uniform_bf16(const pt_random_ctx *c, const uint32_t w[4])
 {
     const uint16_t h = pt_float_to_bfloat16(uniform_f32(c, w));
     return pt_bfloat16_to_float(h) >= c->to_rounded ? c->from_bits : h;
-}
-
-static inline float normal_f32(const pt_random_ctx *c, const uint32_t w[4])
-{
-    return c->af + c->bf * pt_random_std_normal_f32(w);
-}
-
-static inline double normal_f64(const pt_random_ctx *c, const uint32_t w[4])
-{
-    return c->a + c->b * pt_random_std_normal_f64(w);
 }
 
 /* from + x mod range, as int64 (the range check made it fit the output dtype exactly). */
@@ -158,10 +160,6 @@ ROW(uniform_row_f16, uint16_t, uniform_f16(c, w))
 ROW(uniform_row_bf16, uint16_t, uniform_bf16(c, w))
 ROW(uniform_row_f32, float, uniform_f32(c, w))
 ROW(uniform_row_f64, double, uniform_f64(c, w))
-ROW(normal_row_f16, uint16_t, pt_float_to_half(normal_f32(c, w)))
-ROW(normal_row_bf16, uint16_t, pt_float_to_bfloat16(normal_f32(c, w)))
-ROW(normal_row_f32, float, normal_f32(c, w))
-ROW(normal_row_f64, double, normal_f64(c, w))
 ROW(random_row_bool, _Bool, random_i64(c, w) != 0)
 ROW(random_row_u8, uint8_t, (uint8_t)random_i64(c, w))
 ROW(random_row_i8, int8_t, (int8_t)random_i64(c, w))
@@ -172,6 +170,43 @@ ROW(random_row_f16, uint16_t, pt_float_to_half((float)random_i64(c, w)))
 ROW(random_row_bf16, uint16_t, pt_float_to_bfloat16((float)random_i64(c, w)))
 ROW(random_row_f32, float, (float)random_i64(c, w))
 ROW(random_row_f64, double, (double)random_i64(c, w))
+
+/* normal_'s rows: the capability's kernel (cpu/random_kernels.c) writes a contiguous float32 or
+ * float64 row in place; strided rows and 16-bit dtypes go through a buffer of STAGE values. */
+enum { STAGE = 256 };
+
+static pt_random_normal_args normal_args(const pt_random_ctx *c)
+{
+    return (pt_random_normal_args){.k0 = c->k0, .k1 = c->k1, .offset = c->offset,
+                                   .mean_f = c->af, .std_f = c->bf, .mean = c->a, .std = c->b};
+}
+
+#define NORMAL_ROW(name, T, KERNEL, ctype, convert)                                                \
+    static void name(const pt_random_ctx *c, char *const *p, const int64_t *s, int64_t n,         \
+                     uint64_t first)                                                               \
+    {                                                                                              \
+        const pt_random_normal_args a = normal_args(c);                                            \
+        const pt_random_table *table = PT_CPU_KERNELS(random, pt_random_table);                    \
+        if (sizeof(ctype) == sizeof(T) && s[0] == (int64_t)sizeof(T)) {                            \
+            table->KERNEL((T *)(void *)p[0], n, first, &a);                                        \
+            return;                                                                                \
+        }                                                                                          \
+        T buf[STAGE];                                                                              \
+        for (int64_t k0 = 0; k0 < n; k0 += STAGE) {                                                \
+            const int64_t m = n - k0 < STAGE ? n - k0 : STAGE;                                     \
+            table->KERNEL(buf, m, first + (uint64_t)k0, &a);                                       \
+            for (int64_t j = 0; j < m; j++)                                                        \
+                *(ctype *)(void *)(p[0] + (k0 + j) * s[0]) = convert(buf[j]);                      \
+        }                                                                                          \
+    }
+
+static inline float same_f32(float v) { return v; }
+static inline double same_f64(double v) { return v; }
+
+NORMAL_ROW(normal_row_f16, float, normal_f32, uint16_t, pt_float_to_half)
+NORMAL_ROW(normal_row_bf16, float, normal_f32, uint16_t, pt_float_to_bfloat16)
+NORMAL_ROW(normal_row_f32, float, normal_f32, float, same_f32)
+NORMAL_ROW(normal_row_f64, double, normal_f64, double, same_f64)
 
 /* The row of the ops of Note [distributions]: reads the input (or takes the constant), draws,
  * stores. */
@@ -352,9 +387,10 @@ void pt_random_run_cpu(int32_t nops, const pt_tensor *const *ops, pt_generator *
 {
     const int64_t numel = ops[0]->numel;
     const uint64_t seed = pt_generator_initial_seed(g);
+    const uint64_t per_block = c->per_block ? c->per_block : 1;
     c->k0 = (uint32_t)seed;
     c->k1 = (uint32_t)(seed >> 32);
-    c->offset = pt_generator_reserve(g, (uint64_t)numel);
+    c->offset = pt_generator_reserve(g, ((uint64_t)numel + per_block - 1) / per_block);
     if (numel == 0) return;
     walk_plan plan;
     plan_make(nops, ops, &plan);
@@ -488,6 +524,8 @@ pt_status pt_tensor_normal_(pt_tensor *t, double mean, double std, pt_generator 
         return PT_ERROR(PT_ERR_TYPE, "normal_ expects a floating point dtype, but got %s",
                         pt_random_dtype_name(t->dtype));
     pt_random_ctx c = {.a = mean, .b = std, .af = (float)mean, .bf = (float)std};
+    c.per_block = t->dtype == PT_FLOAT64 ? PT_RANDOM_NORMALS_PER_BLOCK_F64
+                                         : PT_RANDOM_NORMALS_PER_BLOCK_F32;
     return pt_random_fill("normal_", t, g, &c, fn);
 }
 

@@ -7,7 +7,8 @@
  * Note [distributions]
  *   exponential_  -log1p(-u) / lambd (u < 1, so the value is finite; lambd = inf gives 0).
  *   cauchy_       median + sigma * tan(pi * (u - 1/2)).
- *   log_normal_   exp(mean + std * z).
+ *   log_normal_   exp(mean + std * z), z the first normal of the element's block as normal_
+ *                 computes it (pt_random_std_normal_f32/f64).
  *   geometric_    ceil(log(v) / log1p(-p)) with v = (53 bits + 1/2) * 2^-53 in (0, 1), so the
  *                 value is at least 1; integer outputs saturate at the dtype's largest value.
  *   bernoulli     u < p with u from 53 bits whatever the dtypes, so p = 0 never and p = 1 always

@@ -9,6 +9,7 @@
 #include <math.h>
 
 #include "internal.h"
+#include "random_math.h"
 
 /* The most operands a fill walks: the written tensor and one read (bernoulli_'s p). */
 enum { PT_RANDOM_MAX_OPERANDS = 2 };
@@ -20,7 +21,8 @@ typedef double (*pt_random_draw_fn)(const struct pt_random_ctx *c, const uint32_
 
 typedef struct pt_random_ctx {
     uint32_t k0, k1;
-    uint64_t offset; /* first block of the call */
+    uint64_t offset;    /* first block of the call */
+    uint32_t per_block; /* elements per block: normal_'s 4 or 2 (Note [Philox stream]), else 1 */
     double a, b;     /* uniform: from, to; normal: mean, std; the distributions' parameters */
     float af, bf, rangef;
     double range;
@@ -50,20 +52,43 @@ static inline double pt_random_u53(uint32_t hi, uint32_t lo)
     return (double)((((uint64_t)hi << 32) | lo) >> 11) * 0x1p-53;
 }
 
-/* Box-Muller's cosine branch from a block's words (Note [Philox stream]). */
+/* The first normal of a block as normal_ computes it (Note [normal arithmetic]): the cosine of
+ * the Box-Muller pair of words 0-1 (float), of the whole block (double). The distributions of
+ * Note [distributions] draw one of these per element. */
 static inline float pt_random_std_normal_f32(const uint32_t w[4])
 {
-    const float u1 = 1.0f - pt_random_u24(w[0]), u2 = pt_random_u24(w[1]);
-    const float r = sqrtf(-2.0f * logf(u1));
-    return r * cosf(6.2831853071795865f * u2);
+    float z0, z1;
+    pt_rm_box_muller_f32(w[0], w[1], &z0, &z1);
+    return z0;
 }
 
 static inline double pt_random_std_normal_f64(const uint32_t w[4])
 {
-    const double u1 = 1.0 - pt_random_u53(w[0], w[1]), u2 = pt_random_u53(w[2], w[3]);
-    const double r = sqrt(-2.0 * log(u1));
-    return r * cos(6.283185307179586 * u2);
+    double z0, z1;
+    pt_rm_box_muller_f64(w, &z0, &z1);
+    return z0;
 }
+
+/* normal_'s elements per block (Note [Philox stream]): both Box-Muller normals of each pair of
+ * words, so two pairs of 24-bit words for float32 and below, one pair of 53-bit halves for
+ * float64. */
+enum { PT_RANDOM_NORMALS_PER_BLOCK_F32 = 4, PT_RANDOM_NORMALS_PER_BLOCK_F64 = 2 };
+
+/* What the normal kernels read: the stream (key and the call's first block) and mean, std. */
+typedef struct pt_random_normal_args {
+    uint32_t k0, k1;
+    uint64_t offset;
+    float mean_f, std_f;
+    double mean, std;
+} pt_random_normal_args;
+
+/* The "random" kernel family (cpu/random_kernels.c, one table per CPU capability): n values
+ * mean + std * z of normal_'s elements first..first+n-1 of a call, into contiguous out. Every
+ * capability gives the same bits (Note [normal arithmetic]). */
+typedef struct pt_random_table {
+    void (*normal_f32)(float *out, int64_t n, uint64_t first, const pt_random_normal_args *a);
+    void (*normal_f64)(double *out, int64_t n, uint64_t first, const pt_random_normal_args *a);
+} pt_random_table;
 
 /* The row of the ops of Note [distributions]: reads the input (or takes the constant x0), draws,
  * stores. */
@@ -79,7 +104,7 @@ const char *pt_random_dtype_name(int32_t dtype);
  * another device type is refused with torch's message. */
 pt_status pt_random_generator_for(pt_device device, pt_generator *g, pt_generator **out);
 /* Runs fn over ops[0]'s elements (CPU tensors; ops[1..] read, already expanded to ops[0]'s
- * shape) from g's stream (Note [Philox stream]), reserving one block per element. */
+ * shape) from g's stream (Note [Philox stream]), reserving one block per c->per_block elements. */
 void pt_random_run_cpu(int32_t nops, const pt_tensor *const *ops, pt_generator *g, pt_random_ctx *c,
                        pt_random_row_fn fn);
 /* What every written tensor must be: strided, writable, without self-overlap. */

@@ -25,6 +25,8 @@
  *    method) walk a name's overloads as the binding would, keywords and int-list sugar
  *    included, and run the thunk of the one the call reaches (Note [overload chains] in
  *    pt_python_callers.c).
+ *  - The mapping slots of _TensorBase take `t[i]`, `t[i, j]`, slices and `t[i] = x` in C (Note
+ *    [indexing in C] in pt_python_index.c), the other index forms in Python.
  *  - The number slots of _TensorBase (`+ - * / // % ** @ & | ^ << >>`, their reflected and
  *    in-place forms, unary `- ~ abs()`) and its comparisons (`== != < <= > >=`) run through the
  *    thunks of the operators pytensor._tensor names for them, wrapping a Python number as a 0-dim
@@ -389,6 +391,8 @@ static const ptpy_thunk_entry ptpy_written_thunks[] = {
     {"tensor_list", "pytensor.tensor", ptpy_thunk_tensor_list, 1, 0, 0, 1},
 };
 
+#include "pt_python_index.c" /* the mapping slots: t[index], t[index] = value */
+
 static const ptpy_thunk_entry *ptpy_find_thunk(const char *ident)
 {
     for (size_t i = 0; i < sizeof ptpy_thunks / sizeof ptpy_thunks[0]; i++)
@@ -637,7 +641,7 @@ static PyTypeObject ptpy_tensor_type = {
     PyVarObject_HEAD_INIT(NULL, 0)
     .tp_name = "pytensor._C._TensorBase",
     .tp_doc = "The C part of pytensor.Tensor: one reference to a pt_tensor, released with the "
-              "object, and the number slots and comparisons (Note [Python fast paths]).",
+              "object, the number slots, comparisons and indexing (Note [Python fast paths]).",
     .tp_basicsize = sizeof(ptpy_tensor),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
     .tp_new = ptpy_tensor_new,
@@ -646,5 +650,6 @@ static PyTypeObject ptpy_tensor_type = {
     .tp_getset = ptpy_tensor_getset,
     .tp_methods = ptpy_tensor_methods,
     .tp_as_number = &ptpy_tensor_number,
+    .tp_as_mapping = &ptpy_tensor_mapping,
     .tp_richcompare = ptpy_richcompare,
 };

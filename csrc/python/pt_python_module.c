@@ -353,6 +353,21 @@ static PyObject *ptpy_python_setup(PyObject *module, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* _indexing_setup(getitem, setitem): the Python functions that index where the mapping slots
+ * do not (Note [indexing in C]). */
+static PyObject *ptpy_indexing_setup(PyObject *module, PyObject *args)
+{
+    (void)module;
+    PyObject *getitem, *setitem;
+    if (!PyArg_ParseTuple(args, "OO:_indexing_setup", &getitem, &setitem)) return NULL;
+    if (!PyCallable_Check(getitem) || !PyCallable_Check(setitem))
+        return PyErr_Format(PyExc_TypeError, "_indexing_setup: expected two callables");
+    if (!ptpy_zero && !(ptpy_zero = PyLong_FromLong(0))) return NULL;
+    ptpy_keep(&ptpy_getitem_fn, getitem);
+    ptpy_keep(&ptpy_setitem_fn, setitem);
+    Py_RETURN_NONE;
+}
+
 /* _kernel_setup(finish_kernel, stash_exception): the Python halves of the kernel trampoline. */
 static PyObject *ptpy_kernel_setup(PyObject *module, PyObject *args)
 {
@@ -481,6 +496,8 @@ static PyMethodDef ptpy_functions[] = {
      "_wrapped_number(v): a Python number as a 0-dim wrapped-number tensor, or None"},
     {"_dispatch_tensors", (PyCFunction)(void (*)(void))ptpy_dispatch_tensors, METH_FASTCALL,
      "_dispatch_tensors(op address, values, capacity): a boxed call of Tensors only"},
+    {"_indexing_setup", ptpy_indexing_setup, METH_VARARGS,
+     "_indexing_setup(getitem, setitem): Note [indexing in C]"},
     {"_kernel_setup", ptpy_kernel_setup, METH_VARARGS,
      "_kernel_setup(finish_kernel, stash_exception): Note [Python kernels in C]"},
     {NULL, NULL, 0, NULL},

@@ -3,6 +3,8 @@
  * and every argument check. */
 #include "pt_test.h"
 
+#include "random_math.h"
+
 #include <math.h>
 #include <stdlib.h>
 
@@ -117,23 +119,116 @@ PT_TEST(random_int64_is_from_plus_64_bits_modulo_the_range)
     pt_generator_release(g);
 }
 
-PT_TEST(normal_float64_is_box_muller_of_the_block)
+/* Element e of a float64 normal_ is the cosine (e even) or sine (e odd) normal of block e / 2:
+ * u1 = 1 - u53(w0, w1), u2 = u53(w2, w3). Exactly random_math.h's arithmetic, and within a few
+ * ulp of libm's. */
+PT_TEST(normal_float64_is_both_box_muller_normals_of_each_block)
 {
     pt_generator *g = seeded(31337);
-    pt_tensor *t = empty1(200, PT_FLOAT64);
+    pt_tensor *t = empty1(201, PT_FLOAT64);
     CHECK(g && t);
     CHECK_OK(pt_tensor_normal_(t, 1.5, 0.25, g));
+    CHECK(pt_generator_offset(g) == 101);
     const double *v = pt_tensor_data(t);
-    for (int i = 0; i < 200; i++) {
+    for (int i = 0; i < 201; i++) {
         uint32_t w[4];
-        words(31337, (uint64_t)i, w);
+        words(31337, (uint64_t)i / 2, w);
+        double z[2];
+        pt_rm_box_muller_f64(w, &z[0], &z[1]);
+        CHECK(v[i] == 1.5 + 0.25 * z[i % 2]);
         const double u1 = 1.0 - (double)((((uint64_t)w[0] << 32) | w[1]) >> 11) * 0x1p-53;
         const double u2 = (double)((((uint64_t)w[2] << 32) | w[3]) >> 11) * 0x1p-53;
-        const double z = sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
-        CHECK(fabs(v[i] - (1.5 + 0.25 * z)) <= 1e-12);
+        const double a = 6.283185307179586 * u2, r = sqrt(-2.0 * log(u1));
+        CHECK(fabs(z[i % 2] - r * (i % 2 ? sin(a) : cos(a))) <= 1e-14 * (1.0 + r));
     }
     pt_tensor_release(t);
     pt_generator_release(g);
+}
+
+/* Element e of a float32 normal_ comes from block e / 4: e % 4 = 0, 1 are the cosine and sine
+ * normals of words 0-1, 2 and 3 those of words 2-3. */
+PT_TEST(normal_float32_is_four_box_muller_normals_of_each_block)
+{
+    pt_generator *g = seeded(77);
+    pt_tensor *t = empty1(403, PT_FLOAT32);
+    CHECK(g && t);
+    pt_generator_set_offset(g, 9);
+    CHECK_OK(pt_tensor_normal_(t, -1.0, 3.0, g));
+    CHECK(pt_generator_offset(g) == 9 + 101);
+    const float *v = pt_tensor_data(t);
+    for (int i = 0; i < 403; i++) {
+        uint32_t w[4];
+        words(77, 9 + (uint64_t)i / 4, w);
+        float z[4];
+        pt_rm_box_muller_f32(w[0], w[1], &z[0], &z[1]);
+        pt_rm_box_muller_f32(w[2], w[3], &z[2], &z[3]);
+        CHECK(v[i] == -1.0f + 3.0f * z[i % 4]);
+        const int p = i % 4 / 2;
+        const double u1 = 1.0 - (double)(w[2 * p] >> 8) * 0x1p-24;
+        const double a = 6.283185307179586 * (double)(w[2 * p + 1] >> 8) * 0x1p-24;
+        const double r = sqrt(-2.0 * log(u1)), want = r * (i % 2 ? sin(a) : cos(a));
+        CHECK(fabs(z[i % 4] - want) <= 4e-7 * (1.0 + r));
+    }
+    pt_tensor_release(t);
+    pt_generator_release(g);
+}
+
+/* A fill that starts or ends inside a block, and a strided view: every element still gets the
+ * value of its row-major index. */
+PT_TEST(normal_elements_do_not_depend_on_where_a_row_starts)
+{
+    const int32_t dtypes[] = {PT_FLOAT32, PT_FLOAT64};
+    for (int d = 0; d < 2; d++) {
+        const int32_t dtype = dtypes[d];
+        pt_generator *g = seeded(2718);
+        pt_tensor *whole = empty1(301, dtype);
+        CHECK(g && whole);
+        CHECK_OK(pt_tensor_normal_(whole, 0.0, 1.0, g));
+        const size_t item = (size_t)pt_dtype_itemsize(dtype);
+        /* A 7 x 43 tensor transposed: its rows are strided, and its row-major order is
+         * the transpose's. */
+        int64_t sizes[2] = {43, 7};
+        pt_tensor *base = NULL, *tr = NULL;
+        CHECK_OK(pt_tensor_empty(2, sizes, dtype, cpu, &base));
+        CHECK_OK(pt_tensor_transpose(base, 0, 1, &tr));
+        pt_generator_manual_seed(g, 2718);
+        CHECK_OK(pt_tensor_normal_(tr, 0.0, 1.0, g));
+        const char *b = pt_tensor_data(base), *w = pt_tensor_data(whole);
+        for (int i = 0; i < 7; i++)
+            for (int j = 0; j < 43; j++)
+                CHECK(memcmp(b + (size_t)(j * 7 + i) * item, w + (size_t)(i * 43 + j) * item,
+                             item) == 0);
+        pt_tensor_release(tr);
+        pt_tensor_release(base);
+        pt_tensor_release(whole);
+        pt_generator_release(g);
+    }
+}
+
+/* Every CPU capability this machine has computes normal_'s bits of the default one. */
+PT_TEST(normal_is_the_same_under_every_cpu_capability)
+{
+    const int32_t in_use = pt_cpu_capability();
+    for (int32_t dtype = PT_FLOAT16; dtype <= PT_FLOAT64; dtype++) {
+        const int64_t n = 1000;
+        const size_t bytes = (size_t)n * (size_t)pt_dtype_itemsize(dtype);
+        char *want = malloc(bytes);
+        CHECK(want);
+        for (int32_t cap = PT_CPU_DEFAULT; cap <= pt_cpu_capability_detected(); cap++) {
+            CHECK_OK(pt_cpu_capability_select(cap));
+            pt_generator *g = seeded(4242);
+            pt_tensor *t = empty1(n, dtype);
+            CHECK(g && t);
+            pt_generator_set_offset(g, 3);
+            CHECK_OK(pt_tensor_normal_(t, 0.5, 2.0, g));
+            if (cap == PT_CPU_DEFAULT) memcpy(want, pt_tensor_data(t), bytes);
+            else CHECK(memcmp(want, pt_tensor_data(t), bytes) == 0);
+            pt_tensor_release(t);
+            pt_generator_release(g);
+        }
+        free(want);
+    }
+    CHECK_OK(pt_cpu_capability_select(in_use));
 }
 
 PT_TEST(random_fills_are_reproducible_for_one_seed)
