@@ -121,6 +121,9 @@ static pt_tensor *ptpy_basic_view(pt_tensor *t, PyObject *index)
 {
     ptpy_index_entry e[PTPY_INDEX_MAX];
     const int32_t ndim = pt_tensor_ndim(t);
+    /* The views made here go around the dispatcher: a tensor that autograd tracks takes the
+     * Python path, whose views are operator calls that record history. */
+    if (pt_autograd_requires_grad(t)) return NULL;
     if (!PyTuple_CheckExact(index)) {
         if (ndim == 0 || !ptpy_index_entry_read(index, &e[0])) return NULL;
         return ptpy_walk(t, e, 1); /* an int: _indexing._select */
