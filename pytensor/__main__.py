@@ -33,6 +33,20 @@ def _main() -> None:
     for name, entries in registries.items():
         keys = ", ".join(e["key"] for e in entries[:8]) + (", ..." if len(entries) > 8 else "")
         print(f"  {name.ljust(width)}  {len(entries):4d} keys  {keys}")
+    from ._C import ffi, lib
+    n = lib.pt_autograd_formula_count()
+    ops = [ffi.string(lib.pt_autograd_formula_op(i)).decode() for i in range(n)]
+    print(f"\nautograd: {n} operators with a backward formula (csrc/ops/derivatives.yaml); the "
+          "others raise \"the derivative for 'op' is not implemented\" at backward")
+    line = " "
+    for name in ops:
+        name = name.replace("aten::", "")
+        if len(line) + len(name) + 2 > 100:
+            print(line)
+            line = " "
+        line += f" {name},"
+    if ops:
+        print(line.rstrip(","))
 
 
 if __name__ == "__main__":
