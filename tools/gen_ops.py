@@ -613,20 +613,30 @@ def emit_entry(op: Op, out: list):
                if a.type.base == "Tensor" and a.type.write and not a.type.shape]
     bump = " || ".join(f"pt_version_bump_tensor({w}) != PT_OK" for w in written)
     below = "!(ks & (UINT64_C(7) << PT_KEY_AUTOGRAD_CPU))"
+    if written:
+        # the outermost call below autograd bumps; the calls its kernel makes leave it to it
+        out.append(f"    const bool bumps = {below} && !pt_version_guard;")
+        out.append("    pt_version_guard += bumps;")
     if op.returns_tensor:
         out.append("    pt_tensor *ret = NULL;")
-        out.append(_wrap(4, f"if (call_{ident}", ["ks"] + [n for _, n in params] + ["&ret"],
-                         " != PT_OK) return NULL;"))
         if written:
-            out.append(f"    if ({below} && ({bump})) {{")
+            out.append(_wrap(4, f"const pt_status st = call_{ident}",
+                             ["ks"] + [n for _, n in params] + ["&ret"], ";"))
+            out.append("    pt_version_guard -= bumps;")
+            out.append("    if (st != PT_OK) return NULL;")
+            out.append(f"    if (bumps && ({bump})) {{")
             out.append("        pt_tensor_release(ret);")
             out.append("        return NULL;")
             out.append("    }")
+        else:
+            out.append(_wrap(4, f"if (call_{ident}", ["ks"] + [n for _, n in params] + ["&ret"],
+                             " != PT_OK) return NULL;"))
         out.append("    return ret;")
     elif written:
         out.append(_wrap(4, f"pt_status st = call_{ident}", ["ks"] + [n for _, n in params + outs],
                          ";"))
-        out.append(f"    if (st == PT_OK && {below} && ({bump})) st = PT_ERR_MEMORY;")
+        out.append("    pt_version_guard -= bumps;")
+        out.append(f"    if (st == PT_OK && bumps && ({bump})) st = PT_ERR_MEMORY;")
         out.append("    return st;")
     else:
         out.append(_wrap(4, f"return call_{ident}", ["ks"] + [n for _, n in params + outs], ";"))

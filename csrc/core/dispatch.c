@@ -44,6 +44,7 @@ pt_registration *pt_dispatch_fallbacks[PT_KEY_COUNT];
 static const uint64_t always_included = (uint64_t)1 << PT_KEY_BACKEND_SELECT;
 
 static _Thread_local uint64_t tls_included, tls_excluded;
+_Thread_local int32_t pt_version_guard;
 
 /* The entries: a chained hash table (grown at load 3/4), every entry in creation order (for
  * recomputing all tables when a fallback changes), and the entries with a def in def order. */
@@ -731,7 +732,7 @@ pt_status pt_dispatch_call(const pt_op *op, pt_stack *stack)
     int32_t key;
     const pt_kernel *k = pt_dispatch_slot(op, keyset, &key);
     const pt_arg_plan *plan = atomic_load_explicit(&op->plan, memory_order_acquire);
-    if (!plan->written || (keyset & PT_AUTOGRAD_KEYS))
+    if (!plan->written || (keyset & PT_AUTOGRAD_KEYS) || pt_version_guard)
         return k->boxed(op, key, keyset, stack, k->ctx);
     /* Below autograd, a call that writes bumps the written tensors' versions (Note [version
      * counters] in csrc/autograd/autograd.h). The arguments are borrowed: keep them. */
@@ -741,7 +742,10 @@ pt_status pt_dispatch_call(const pt_op *op, pt_stack *stack)
     for (int32_t i = 0; i < plan->nargs && i < 64 && nw < 8; i++)
         if ((plan->written >> i) & 1 && args[i].tag == PT_IV_TENSOR && args[i].t)
             written[nw++] = args[i].t;
-    PT_TRY(k->boxed(op, key, keyset, stack, k->ctx));
+    pt_version_guard++;
+    pt_status st = k->boxed(op, key, keyset, stack, k->ctx);
+    pt_version_guard--;
+    PT_TRY(st);
     for (int32_t i = 0; i < nw; i++) PT_TRY(pt_version_bump_tensor(written[i]));
     return PT_OK;
 }

@@ -250,6 +250,9 @@ static inline uint64_t pt_tensor_keys(const pt_tensor *t)
 /* Increments t's version counter (csrc/autograd/variable.c; Note [version counters] in
  * csrc/autograd/autograd.h). */
 pt_status pt_version_bump_tensor(pt_tensor *t);
+/* Nonzero while a call that bumps the versions of what it writes runs: the calls its kernel
+ * makes in turn leave the versions to it (dispatch.c). */
+extern _Thread_local int32_t pt_version_guard;
 /* (tensor_keys | tls included) & ~tls excluded & the op's non-fallthrough mask. */
 uint64_t pt_dispatch_compute_keyset(const pt_op *op, uint64_t tensor_keys);
 /* The slot for the highest key in keyset; writes the key. Never NULL: a missing slot is a kernel

@@ -1,0 +1,354 @@
+/* test_autograd.c - autograd in C: metadata only where needed, version counters, recorded
+ * graphs, the engine, saved-variable checks, hooks, custom nodes, the fallback for operators
+ * without a formula, and the release of long graphs. Run under ASan/UBSan, these also check that
+ * graphs free everything they hold. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "autograd.h"
+#include "pt_ops.h"
+#include "pt_test.h"
+
+static const pt_device CPU = {PT_DEV_CPU, 0};
+
+/* A float64 vector holding v[0..n). */
+static pt_tensor *vec(int64_t n, const double *v)
+{
+    pt_tensor *t = NULL;
+    if (pt_tensor_empty(1, &n, PT_FLOAT64, CPU, &t) != PT_OK) return NULL;
+    memcpy(pt_tensor_data(t), v, sizeof(double) * (size_t)n);
+    return t;
+}
+
+static pt_tensor *scalar_one(void)
+{
+    pt_tensor *t = NULL;
+    if (pt_tensor_empty(0, NULL, PT_FLOAT64, CPU, &t) != PT_OK) return NULL;
+    *(double *)pt_tensor_data(t) = 1.0;
+    return t;
+}
+
+static const double *values(const pt_tensor *t) { return (const double *)pt_tensor_data(t); }
+
+static pt_status backward1(pt_tensor *root, int32_t retain)
+{
+    pt_tensor *g = scalar_one();
+    pt_status st = pt_autograd_backward(1, &root, &g, retain, 0, 0, NULL, 1, 0, NULL);
+    pt_tensor_release(g);
+    return st;
+}
+
+PT_TEST(autograd_plain_tensors_carry_no_metadata_and_no_autograd_key)
+{
+    const double v[3] = {1, 2, 3};
+    pt_tensor *x = vec(3, v);
+    CHECK(x);
+    pt_tensor *y = pt_call_mul_Tensor(x, x);
+    CHECK(y);
+    CHECK(x->autograd == NULL && y->autograd == NULL);
+    CHECK(pt_tensor_keys(y) == ((uint64_t)1 << PT_KEY_CPU));
+    CHECK_OK(pt_autograd_set_requires_grad(x, 1));
+    CHECK(pt_tensor_keys(x) & ((uint64_t)1 << PT_KEY_AUTOGRAD_CPU));
+    pt_tensor_release(y);
+    pt_tensor_release(x);
+}
+
+PT_TEST(autograd_mul_then_sum_gives_twice_x)
+{
+    const double v[3] = {1, -2, 3.5};
+    pt_tensor *x = vec(3, v);
+    CHECK(x);
+    CHECK_OK(pt_autograd_set_requires_grad(x, 1));
+    pt_tensor *y = pt_call_mul_Tensor(x, x);
+    pt_tensor *s = y ? pt_call_sum(y, -1) : NULL;
+    CHECK(s);
+    pt_node *fn = pt_autograd_grad_fn(s);
+    CHECK(fn && strcmp(pt_node_name(fn), "SumBackward0") == 0);
+    pt_node_release(fn);
+    CHECK_OK(backward1(s, 0));
+    pt_tensor *g = pt_autograd_grad(x);
+    CHECK(g);
+    for (int i = 0; i < 3; i++) CHECK(values(g)[i] == 2 * v[i]);
+    /* a second backward accumulates (the graph was retained? no: SumBackward0 and MulBackward0
+     * saved x, so it fails) */
+    CHECK_ERR(backward1(s, 0), PT_ERR_RUNTIME, "Trying to backward through the graph a second time");
+    pt_tensor_release(g);
+    pt_tensor_release(s);
+    pt_tensor_release(y);
+    pt_tensor_release(x);
+}
+
+PT_TEST(autograd_retain_graph_lets_gradients_accumulate)
+{
+    const double v[2] = {0.5, 2};
+    pt_tensor *x = vec(2, v);
+    CHECK(x);
+    CHECK_OK(pt_autograd_set_requires_grad(x, 1));
+    pt_tensor *e = pt_call_exp(x);
+    pt_tensor *s = e ? pt_call_sum(e, -1) : NULL;
+    CHECK(s);
+    CHECK_OK(backward1(s, 1));
+    CHECK_OK(backward1(s, 0));
+    pt_tensor *g = pt_autograd_grad(x);
+    CHECK(g);
+    for (int i = 0; i < 2; i++) CHECK(fabs(values(g)[i] - 2 * exp(v[i])) < 1e-12);
+    pt_tensor_release(g);
+    pt_tensor_release(s);
+    pt_tensor_release(e);
+    pt_tensor_release(x);
+}
+
+PT_TEST(autograd_views_share_the_version_counter_and_in_place_calls_bump_it)
+{
+    const double v[4] = {1, 2, 3, 4};
+    pt_tensor *x = vec(4, v);
+    CHECK(x);
+    CHECK(pt_autograd_version(x) == 0);
+    pt_tensor *view = pt_call_narrow(x, 0, 1, 2);
+    CHECK(view);
+    pt_scalar two = {PT_SCALAR_INT, 2, 0.0, 0.0};
+    pt_tensor *r = pt_call_mul__Scalar(view, &two);
+    CHECK(r);
+    pt_tensor_release(r);
+    CHECK(pt_autograd_version(x) == 1 && pt_autograd_version(view) == 1);
+    pt_tensor *d;
+    CHECK_OK(pt_autograd_detach(x, &d));
+    r = pt_call_mul__Scalar(d, &two);
+    CHECK(r);
+    pt_tensor_release(r);
+    CHECK(pt_autograd_version(x) == 2);
+    pt_tensor *data;
+    CHECK_OK(pt_autograd_data(x, &data)); /* .data has a counter of its own */
+    r = pt_call_mul__Scalar(data, &two);
+    CHECK(r);
+    pt_tensor_release(r);
+    CHECK(pt_autograd_version(x) == 2 && pt_autograd_version(data) == 1);
+    pt_tensor_release(data);
+    pt_tensor_release(d);
+    pt_tensor_release(view);
+    pt_tensor_release(x);
+}
+
+PT_TEST(autograd_saved_tensor_changed_in_place_is_refused_at_backward)
+{
+    const double v[2] = {1, 2};
+    pt_tensor *x = vec(2, v);
+    CHECK(x);
+    CHECK_OK(pt_autograd_set_requires_grad(x, 1));
+    pt_tensor *e = pt_call_exp(x); /* ExpBackward0 saves its result */
+    CHECK(e);
+    pt_scalar one = {PT_SCALAR_INT, 1, 0.0, 0.0};
+    pt_tensor *r = pt_call_add__Scalar(e, &one, &one);
+    CHECK(r);
+    pt_tensor_release(r);
+    pt_tensor *s = pt_call_sum(e, -1);
+    CHECK(s);
+    CHECK_ERR(backward1(s, 0), PT_ERR_RUNTIME,
+              "modified by an inplace operation: [pytensor.DoubleTensor [2]]");
+    pt_tensor_release(s);
+    pt_tensor_release(e);
+    pt_tensor_release(x);
+}
+
+PT_TEST(autograd_in_place_on_a_leaf_that_requires_grad_is_refused)
+{
+    const double v[1] = {1};
+    pt_tensor *x = vec(1, v);
+    CHECK(x);
+    CHECK_OK(pt_autograd_set_requires_grad(x, 1));
+    pt_scalar two = {PT_SCALAR_INT, 2, 0.0, 0.0};
+    CHECK(pt_call_mul__Scalar(x, &two) == NULL);
+    CHECK(strstr(pt_error_message(), "a leaf Variable that requires grad"));
+    pt_autograd_set_grad_enabled(0);
+    pt_tensor *r = pt_call_mul__Scalar(x, &two); /* allowed under no_grad */
+    pt_autograd_set_grad_enabled(1);
+    CHECK(r && values(x)[0] == 2);
+    pt_tensor_release(r);
+    pt_tensor_release(x);
+}
+
+PT_TEST(autograd_grad_mode_off_records_nothing)
+{
+    const double v[2] = {1, 2};
+    pt_tensor *x = vec(2, v);
+    CHECK(x);
+    CHECK_OK(pt_autograd_set_requires_grad(x, 1));
+    pt_autograd_set_grad_enabled(0);
+    pt_tensor *y = pt_call_mul_Tensor(x, x);
+    pt_autograd_set_grad_enabled(1);
+    CHECK(y && !pt_autograd_requires_grad(y) && y->autograd == NULL);
+    pt_tensor_release(y);
+    pt_tensor_release(x);
+}
+
+static pt_status double_hook(void *ctx, pt_tensor *grad, pt_tensor **replacement)
+{
+    ++*(int *)ctx;
+    pt_scalar two = {PT_SCALAR_INT, 2, 0.0, 0.0};
+    *replacement = pt_call_mul_Scalar(grad, &two);
+    return *replacement ? PT_OK : pt_error_code();
+}
+
+PT_TEST(autograd_hooks_replace_gradients_and_can_be_removed)
+{
+    const double v[2] = {1, 2};
+    pt_tensor *x = vec(2, v);
+    CHECK(x);
+    CHECK_OK(pt_autograd_set_requires_grad(x, 1));
+    int calls = 0;
+    pt_hook *leaf_hook;
+    CHECK_OK(pt_autograd_register_hook(x, double_hook, &calls, NULL, &leaf_hook));
+    pt_tensor *y = pt_call_mul_Tensor(x, x);
+    CHECK(y);
+    pt_hook *inner_hook;
+    CHECK_OK(pt_autograd_register_hook(y, double_hook, &calls, NULL, &inner_hook));
+    pt_tensor *s = pt_call_sum(y, -1);
+    CHECK(s);
+    CHECK_OK(backward1(s, 1));
+    pt_tensor *g = pt_autograd_grad(x);
+    CHECK(g && calls == 2 && values(g)[0] == 8 && values(g)[1] == 16); /* 2x, doubled twice */
+    pt_tensor_release(g);
+    pt_hook_remove(leaf_hook);
+    pt_hook_remove(inner_hook);
+    CHECK_OK(pt_autograd_set_grad(x, NULL));
+    CHECK_OK(backward1(s, 0));
+    g = pt_autograd_grad(x);
+    CHECK(g && calls == 2 && values(g)[0] == 2);
+    pt_tensor_release(g);
+    pt_hook_release(leaf_hook);
+    pt_hook_release(inner_hook);
+    pt_tensor_release(s);
+    pt_tensor_release(y);
+    pt_tensor_release(x);
+}
+
+static pt_status triple_apply(void *ctx, int32_t n_grads, pt_tensor *const *grads, int32_t n_outs,
+                              pt_tensor **outs)
+{
+    (void)ctx;
+    if (n_grads != 1 || n_outs != 1) return PT_ERROR(PT_ERR_RUNTIME, "unexpected arity");
+    pt_scalar three = {PT_SCALAR_INT, 3, 0.0, 0.0};
+    outs[0] = pt_call_mul_Scalar(grads[0], &three);
+    return outs[0] ? PT_OK : pt_error_code();
+}
+
+static int released;
+static void count_release(void *ctx)
+{
+    (void)ctx;
+    released++;
+}
+
+PT_TEST(autograd_custom_nodes_call_their_apply_and_release_their_context)
+{
+    const double v[2] = {1, 2};
+    pt_tensor *x = vec(2, v);
+    CHECK(x);
+    CHECK_OK(pt_autograd_set_requires_grad(x, 1));
+    pt_tensor *out;
+    CHECK_OK(pt_autograd_detach(x, &out));
+    pt_node *n;
+    released = 0;
+    CHECK_OK(pt_autograd_custom_node("TripleBackward", triple_apply, &released, count_release, 1,
+                                     &x, 1, &n));
+    CHECK_OK(pt_autograd_set_history(out, n, 0));
+    pt_node_release(n);
+    CHECK(strcmp(pt_node_name(pt_autograd_grad_fn(out)), "TripleBackward") == 0);
+    pt_node_release(out->autograd->grad_fn); /* the reference pt_autograd_grad_fn gave */
+    pt_tensor *s = pt_call_sum(out, -1);
+    CHECK(s);
+    CHECK_OK(backward1(s, 0));
+    pt_tensor *g = pt_autograd_grad(x);
+    CHECK(g && values(g)[0] == 3 && values(g)[1] == 3);
+    pt_tensor_release(g);
+    pt_tensor_release(s);
+    CHECK(released == 0);
+    pt_tensor_release(out);
+    CHECK(released == 1);
+    pt_tensor_release(x);
+}
+
+static pt_status plain_kernel(const pt_op *op, int32_t key, uint64_t keyset, pt_stack *stack,
+                              void *ctx)
+{
+    (void)op, (void)key, (void)keyset, (void)ctx;
+    pt_tensor *in = stack->items[stack->size - 1].t;
+    pt_tensor *r;
+    PT_TRY(pt_tensor_clone(in, PT_MEMORY_FORMAT_CONTIGUOUS, &r));
+    stack->size--;
+    stack->items[stack->size].tag = PT_IV_TENSOR;
+    stack->items[stack->size].t = r;
+    stack->items[stack->size].owned = 0;
+    stack->size++;
+    return PT_OK;
+}
+
+PT_TEST(autograd_operators_without_formula_fail_at_backward_not_forward)
+{
+    pt_registration *def, *impl;
+    CHECK_OK(pt_dispatch_def("tag::noformula(Tensor x) -> Tensor", "test", &def));
+    CHECK_OK(pt_dispatch_impl("tag::noformula", PT_KEY_CPU, plain_kernel, NULL, "test cpu", &impl));
+    pt_op *op;
+    CHECK_OK(pt_dispatch_find("tag::noformula", "", &op));
+    const double v[2] = {1, 2};
+    pt_tensor *x = vec(2, v);
+    CHECK(x);
+    CHECK_OK(pt_autograd_set_requires_grad(x, 1));
+    pt_ivalue items[2] = {{.tag = PT_IV_TENSOR, .t = x}};
+    pt_stack stack = {items, 1, 2};
+    CHECK_OK(pt_dispatch_call(op, &stack));
+    pt_tensor *y = items[0].t;
+    CHECK(y && pt_autograd_requires_grad(y));
+    pt_tensor *s = pt_call_sum(y, -1);
+    CHECK(s);
+    CHECK_ERR(backward1(s, 0), PT_ERR_NOT_IMPLEMENTED,
+              "the derivative for 'tag::noformula' is not implemented.");
+    pt_tensor_release(s);
+    pt_tensor_release(y);
+    pt_tensor_release(x);
+    pt_registration_release(impl);
+    pt_registration_release(def);
+}
+
+PT_TEST(autograd_a_long_chain_runs_and_frees_without_deep_recursion)
+{
+    const double v[1] = {1};
+    pt_tensor *x = vec(1, v);
+    CHECK(x);
+    CHECK_OK(pt_autograd_set_requires_grad(x, 1));
+    pt_scalar k = {PT_SCALAR_FLOAT, 0, 1.0, 0.0};
+    pt_tensor *y = x;
+    pt_tensor_retain(y);
+    for (int i = 0; i < 100000; i++) {
+        pt_tensor *z = pt_call_mul_Scalar(y, &k);
+        pt_tensor_release(y);
+        CHECK(z);
+        y = z;
+    }
+    pt_tensor *s = pt_call_sum(y, -1);
+    CHECK(s);
+    CHECK_OK(backward1(s, 0));
+    pt_tensor *g = pt_autograd_grad(x);
+    CHECK(g && values(g)[0] == 1);
+    pt_tensor_release(g);
+    pt_tensor_release(s);
+    pt_tensor_release(y); /* frees 100000 nodes one after the other */
+    pt_tensor_release(x);
+}
+
+PT_TEST(autograd_engine_refuses_roots_without_history)
+{
+    const double v[1] = {1};
+    pt_tensor *x = vec(1, v);
+    CHECK(x);
+    CHECK_ERR(backward1(x, 0), PT_ERR_RUNTIME,
+              "element 0 of tensors does not require grad and does not have a grad_fn");
+    CHECK_ERR(pt_autograd_set_requires_grad(x, 1) == PT_OK ? PT_OK : PT_ERR_RUNTIME, PT_OK, "");
+    pt_tensor_release(x);
+    int64_t n = 2;
+    pt_tensor *ints;
+    CHECK_OK(pt_tensor_empty(1, &n, PT_INT64, CPU, &ints));
+    CHECK_ERR(pt_autograd_set_requires_grad(ints, 1), PT_ERR_RUNTIME,
+              "only Tensors of floating point and complex dtype can require gradients");
+    pt_tensor_release(ints);
+}
