@@ -132,9 +132,10 @@ bool pt_linalg_may_overlap(const pt_tensor *x, const pt_tensor *y)
  * result is rounded back once (torch's opmath); an operand whose matrix strides BLIS would refuse
  * (stride 0 from expand, elements that share an address) becomes a contiguous copy; a c that
  * overlaps a or b, or has such strides itself, is computed in a fresh tensor and copied back. Each
- * matrix then goes to one of two kernels, chosen once for the batch's shape: float32/float64
+ * matrix then goes to one of three kernels, chosen once for the batch's shape: float32/float64
  * products up to a few million multiply-adds to the small kernel (Note [small products] in
- * gemm_small.c), the rest to the backend. The batch runs in parallel over its matrices, one
+ * gemm_small.c), medium ones with threads to spare to the hand split (Note [splitting a product]
+ * in gemm_split.c), the rest to the backend. The batch runs in parallel over its matrices, one
  * thread per matrix, when the matrices are too small to split (PER_CALL_WORK) or on the small
  * kernel, or when the matrices divide evenly between the threads (or are many); else in order,
  * each matrix with the threads its size earns (Note [gemm grain]).
@@ -151,10 +152,13 @@ bool pt_linalg_may_overlap(const pt_tensor *x, const pt_tensor *y)
  * split (two threads from 8M). torch's intra-op pool keeps small work on the calling thread the
  * same way (its grain sizes). The kernels that pytensor splits itself pay none of BLIS's set-up
  * per thread, so they earn threads sooner: the small kernel one per SMALL_GRAIN (2^20: 128^3
- * ran ~35 us on two threads against ~60 on one). */
+ * ran ~35 us on two threads against ~60 on one), the hand split one per SPLIT_GRAIN (2^21) up to
+ * SPLIT_MAX (2^26), above which BLIS's own threading serves as well. */
 enum { PER_CALL_WORK = 64 * 64 * 64 };
 #define GEMM_GRAIN ((int64_t)1 << 22)
 #define SMALL_GRAIN ((int64_t)1 << 20)
+#define SPLIT_GRAIN ((int64_t)1 << 21)
+#define SPLIT_MAX ((int64_t)1 << 26)
 
 static int32_t max_threads(void)
 {
@@ -223,12 +227,16 @@ static char *batch_ptr(const pt_tensor *t, int64_t flat)
     return (char *)pt_tensor_data(t) + off * pt_dtype_itemsize(t->dtype);
 }
 
-enum { KERNEL_BACKEND, KERNEL_SMALL };
+enum { KERNEL_BACKEND, KERNEL_SMALL, KERNEL_SPLIT };
 
 /* One matrix of the batch on the kernel chosen for its shape. */
 static pt_status gemm_one(const pt_gemm *g, int kernel)
 {
-    return kernel == KERNEL_SMALL ? pt_gemm_small(g) : pt_blas_gemm(g);
+    switch (kernel) {
+    case KERNEL_SMALL: return pt_gemm_small(g);
+    case KERNEL_SPLIT: return pt_gemm_split(g, g->threads);
+    default: return pt_blas_gemm(g);
+    }
 }
 
 static pt_status run_batch(pt_tensor *c, const pt_tensor *a, const pt_tensor *b, pt_gemm g)
@@ -244,6 +252,13 @@ static pt_status run_batch(pt_tensor *c, const pt_tensor *a, const pt_tensor *b,
                  (work < PER_CALL_WORK || small || count % threads == 0 || count >= 4 * threads);
     g.threads = split ? 1 : gemm_threads(threads, work, grain);
     int kernel = small ? KERNEL_SMALL : KERNEL_BACKEND;
+    if (!small && !split && work <= SPLIT_MAX) {
+        int32_t parts = gemm_threads(threads, work, SPLIT_GRAIN);
+        if (pt_gemm_split_serves(&g, parts)) {
+            kernel = KERNEL_SPLIT;
+            g.threads = parts;
+        }
+    }
     pt_status st = PT_OK;
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (split)
