@@ -12,8 +12,9 @@
  * stays in L1/L2) therefore skip the backend: B is packed into panels (on the stack when it is
  * small, else in a block of the CPU allocator's cache) and a register-tiled kernel computes C.
  * The limit is where this kernel stops beating BLIS on one thread (measured on the 2-core AVX2
- * machine, BLIS 0.9 zen kernels: 256^3 still ~10% faster); products with one output column are
- * BLIS's gemv, cheaper than a panel of which one column is used. Other dtypes keep their path.
+ * machine, BLIS 0.9 zen kernels: 256^3 still ~10% faster). Products with one output row or
+ * column stay BLIS's gemv: a panel of which one column is used, or packing all of B for one row
+ * of C, costs more than the product. Other dtypes keep their path.
  *
  * On several threads (the caller's g->threads, from its grain) the panels are split between them
  * when there are enough, each thread packing and using its own; otherwise B is packed once and
@@ -48,7 +49,7 @@ int64_t pt_gemm_small_set_limit(int64_t work)
 
 bool pt_gemm_small_serves(const pt_gemm *g)
 {
-    return (g->dtype == PT_FLOAT32 || g->dtype == PT_FLOAT64) && g->m >= 1 && g->n >= 2 &&
+    return (g->dtype == PT_FLOAT32 || g->dtype == PT_FLOAT64) && g->m >= 2 && g->n >= 2 &&
            g->k >= 1 && g->k <= SMALL_MAX_K && !g->alpha_zero && g->m * g->n * g->k <= small_limit;
 }
 
