@@ -52,18 +52,17 @@ def laid_out(x, layout, rng):
     return pytensor.from_numpy(flipped[..., ::-1, :])
 
 
-def transposed(x, rng, layout):
-    """x stored transposed (column-major matrices) when the layout asks for it."""
-    t = pytensor.from_numpy(np.ascontiguousarray(np.swapaxes(x, -1, -2)))
-    return t.transpose(-1, -2)
+def transposed(x):
+    """x as a pytensor tensor whose matrices are stored column-major."""
+    return pytensor.from_numpy(np.ascontiguousarray(np.swapaxes(x, -1, -2))).transpose(-1, -2)
 
 
 def operands(m, n, k, dtype, layout, seed=0, batch=()):
     rng = np.random.default_rng(seed)
     a = rng.standard_normal(batch + (m, k)).astype(dtype)
     b = rng.standard_normal(batch + (k, n)).astype(dtype)
-    pa = transposed(a, rng, layout) if layout in ("a.t", "both.t") else laid_out(a, layout, rng)
-    pb = transposed(b, rng, layout) if layout in ("b.t", "both.t") else laid_out(b, layout, rng)
+    pa = transposed(a) if layout in ("a.t", "both.t") else laid_out(a, layout, rng)
+    pb = transposed(b) if layout in ("b.t", "both.t") else laid_out(b, layout, rng)
     return a, b, pa, pb
 
 
