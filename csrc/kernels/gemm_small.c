@@ -12,9 +12,10 @@
  * stays in L1/L2) therefore skip the backend: B is packed into panels (on the stack when it is
  * small, else in a block of the CPU allocator's cache) and a register-tiled kernel computes C.
  * The limit is where this kernel stops beating BLIS on one thread (measured on the 2-core AVX2
- * machine, BLIS 0.9 zen kernels: 256^3 still ~10% faster). Products with one output row or
- * column stay BLIS's gemv: a panel of which one column is used, or packing all of B for one row
- * of C, costs more than the product. Other dtypes keep their path.
+ * machine, BLIS 0.9 zen kernels: 256^3 still ~10% faster). Products with one output column
+ * (mv, addmv, dot) up to GEMV_WORK take a one-pass kernel without packing (a panel of which one
+ * column is used would waste the rest); products with one output row stay BLIS's gemv, as
+ * packing all of B for one row of C costs more than the product. Other dtypes keep their path.
  *
  * On several threads (the caller's g->threads, from its grain) the panels are split between them
  * when there are enough, each thread packing and using its own; otherwise B is packed once and
@@ -37,6 +38,7 @@ enum {
     STACK_BYTES = 16 << 10, /* packed B up to a 64 x 64 float32 product on the stack */
 };
 #define SMALL_WORK ((int64_t)256 * 256 * 256)
+#define GEMV_WORK ((int64_t)64 * 64)
 
 static int64_t small_limit = SMALL_WORK;
 
@@ -49,8 +51,11 @@ int64_t pt_gemm_small_set_limit(int64_t work)
 
 bool pt_gemm_small_serves(const pt_gemm *g)
 {
-    return (g->dtype == PT_FLOAT32 || g->dtype == PT_FLOAT64) && g->m >= 2 && g->n >= 2 &&
-           g->k >= 1 && g->k <= SMALL_MAX_K && !g->alpha_zero && g->m * g->n * g->k <= small_limit;
+    if ((g->dtype != PT_FLOAT32 && g->dtype != PT_FLOAT64) || g->k < 1 || g->alpha_zero ||
+        g->m < 1 || g->m * g->n * g->k > small_limit)
+        return false;
+    if (g->n == 1) return g->m <= PT_GEMM_SMALL_GEMV_MAX_M && g->m * g->k <= GEMV_WORK;
+    return g->m >= 2 && g->n >= 2 && g->k <= SMALL_MAX_K;
 }
 
 static void run(const pt_gemm_small_table *t, int d, const pt_gemm *g, void *bp, int64_t panels,
@@ -88,6 +93,10 @@ pt_status pt_gemm_small(const pt_gemm *g)
 {
     const pt_gemm_small_table *t = PT_CPU_KERNELS(gemm_small, pt_gemm_small_table);
     int d = g->dtype == PT_FLOAT64 ? PT_GEMM_SMALL_F64 : PT_GEMM_SMALL_F32;
+    if (g->n == 1) {
+        t->gemv[d](g);
+        return PT_OK;
+    }
     int64_t nr = t->nr[d], panels = (g->n + nr - 1) / nr;
     int64_t bytes = panels * nr * g->k * pt_dtype_itemsize(g->dtype);
     int32_t threads = g->threads;

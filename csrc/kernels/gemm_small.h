@@ -12,6 +12,8 @@
 #include "linalg.h"
 
 enum { PT_GEMM_SMALL_F32 = 0, PT_GEMM_SMALL_F64 = 1, PT_GEMM_SMALL_DTYPES = 2 };
+/* The most rows a one-column product on the small kernel may have (its sums live on the stack). */
+enum { PT_GEMM_SMALL_GEMV_MAX_M = 1024 };
 
 typedef struct pt_gemm_small_table {
     int32_t nr[PT_GEMM_SMALL_DTYPES]; /* the panel width */
@@ -22,6 +24,8 @@ typedef struct pt_gemm_small_table {
      * Needs k >= 1 and alpha != 0 (the front sends the others elsewhere). */
     void (*tiles[PT_GEMM_SMALL_DTYPES])(const pt_gemm *g, const void *bp, int64_t i0, int64_t i1,
                                         int64_t q0, int64_t q1);
+    /* g with n == 1 and m <= PT_GEMM_SMALL_GEMV_MAX_M, k >= 1, alpha != 0, on one thread. */
+    void (*gemv[PT_GEMM_SMALL_DTYPES])(const pt_gemm *g);
 } pt_gemm_small_table;
 
 /* Whether the small kernel takes g (Note [small products]): float32/float64 with work. */

@@ -89,8 +89,9 @@ static bool run_float64_case(int32_t backend, int64_t m, int64_t n, int64_t k, b
 
 PT_TEST(linalg_small_kernel_matches_a_naive_product_under_every_capability)
 {
-    static const int64_t shapes[][3] = {{1, 2, 1}, {5, 7, 3},    {6, 8, 4},   {6, 16, 9},
-                                        {7, 17, 5}, {13, 33, 65}, {64, 64, 64}, {100, 37, 250}};
+    static const int64_t shapes[][3] = {{1, 2, 1},  {5, 7, 3},    {6, 8, 4},    {6, 16, 9},
+                                        {7, 17, 5}, {13, 33, 65}, {64, 64, 64}, {100, 37, 250},
+                                        {1, 1, 9},  {9, 1, 37},   {40, 1, 100}};
     int32_t in_use = pt_cpu_capability();
     for (int32_t cap = 0; cap <= pt_cpu_capability_detected(); cap++) {
         CHECK_OK(pt_cpu_capability_select(cap));

@@ -150,16 +150,35 @@ def test_matmul_broadcasts_batch_dims(threads, dtype, ashape, bshape):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("m,k", [(1, 1), (7, 9), (64, 64), (256, 256), (100, 1000)])
-def test_mv_and_addmv(threads, dtype, m, k):
+@pytest.mark.parametrize("m,k", [(1, 1), (7, 9), (5, 40), (64, 64), (256, 256), (100, 1000)])
+@pytest.mark.parametrize("layout", ["plain", "a.t", "sliced", "negative"])
+def test_mv_and_addmv(threads, dtype, m, k, layout):
     rng = np.random.default_rng(9)
     a = rng.standard_normal((m, k)).astype(dtype)
     v = rng.standard_normal(k).astype(dtype)
     c = rng.standard_normal(m).astype(dtype)
-    pa, pv = pytensor.from_numpy(a), pytensor.from_numpy(v)
+    pa = transposed(a) if layout == "a.t" else laid_out(a, layout, rng)
+    pv = pytensor.from_numpy(np.ascontiguousarray(v))
+    if layout == "sliced":
+        pv = pytensor.from_numpy(np.repeat(v, 2))[::2]
+    elif layout == "negative":
+        pv = pytensor.from_numpy(np.ascontiguousarray(v[::-1])[::-1])
     close(pa.mv(pv), exact(a, v), dtype, k)
-    close(pytensor.addmv(pytensor.from_numpy(c), pa.t().t(), pv, beta=2, alpha=0.5),
+    close(pytensor.addmv(pytensor.from_numpy(c), pa, pv, beta=2, alpha=0.5),
           2 * c + 0.5 * exact(a, v), dtype, k)
+    close(pytensor.addmv(pytensor.from_numpy(c), pa, pv, beta=0, alpha=1), exact(a, v), dtype, k)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("k", [1, 17, 100])
+def test_dot_and_one_column_mm(threads, dtype, k):
+    rng = np.random.default_rng(14)
+    x, y = rng.standard_normal(k).astype(dtype), rng.standard_normal(k).astype(dtype)
+    got = pytensor.dot(pytensor.from_numpy(x), pytensor.from_numpy(y))
+    close(got, np.dot(x.astype(np.float64), y), dtype, k)
+    a = rng.standard_normal((9, k)).astype(dtype)
+    col = rng.standard_normal((k, 1)).astype(dtype)
+    close(pytensor.from_numpy(a).mm(pytensor.from_numpy(col)), exact(a, col), dtype, k)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)

@@ -10,6 +10,8 @@
  * copy; C too, with a vector path for unit column stride. Panels go outermost: one panel (k x NR,
  * 16 KiB of float32 at k = 256) stays in L1 while the rows of A stream past it from L2.
  *
+ * Products with one output column take gemv_* instead: no panel, one pass over A.
+ *
  * The vectors are GCC's generic 32-byte vectors, so one source serves every capability: the
  * default build splits them into SSE halves (with MR = 2, so that its 16 registers hold the
  * tile), and the AVX-512 build runs the AVX2 shape on its 256-bit instructions.
@@ -131,12 +133,60 @@ typedef double uvec_f64 __attribute__((vector_size(32), aligned(8)));
         }                                                                                          \
     }
 
+/* One output column (mv, addmv, dot): c = beta * c + alpha * A b, without packing. A row-major
+ * (or b a single element apart) sums each row in GEMV_LANES partial sums, which vectorize
+ * without reassociation flags; A column-major adds b's elements times A's columns into a row of
+ * sums, vectorized over the rows; any other layout takes the plain loop. */
+enum { GEMV_LANES = 16 };
+
+#define GEMV_KERNEL(SUF, T)                                                                        \
+    static void gemv_##SUF(const pt_gemm *g)                                                       \
+    {                                                                                              \
+        const int64_t m = g->m, k = g->k, rsa = g->rsa, csa = g->csa, rsb = g->rsb;               \
+        const T *a = (const T *)g->a, *b = (const T *)g->b;                                        \
+        const T alpha = *(const T *)g->alpha.bytes, beta = *(const T *)g->beta.bytes;              \
+        T *c = (T *)g->c;                                                                          \
+        T sums[PT_GEMM_SMALL_GEMV_MAX_M];                                                          \
+        if (csa == 1 && rsb == 1) {                                                                \
+            for (int64_t i = 0; i < m; i++) {                                                      \
+                const T *ai = a + i * rsa;                                                         \
+                T part[GEMV_LANES] = {0};                                                          \
+                int64_t p = 0;                                                                     \
+                for (; p + GEMV_LANES <= k; p += GEMV_LANES)                                       \
+                    for (int j = 0; j < GEMV_LANES; j++) part[j] += ai[p + j] * b[p + j];          \
+                for (; p < k; p++) part[0] += ai[p] * b[p];                                        \
+                T sum = 0;                                                                         \
+                for (int j = 0; j < GEMV_LANES; j++) sum += part[j];                               \
+                sums[i] = sum;                                                                     \
+            }                                                                                      \
+        } else if (rsa == 1) {                                                                     \
+            for (int64_t i = 0; i < m; i++) sums[i] = 0;                                           \
+            for (int64_t p = 0; p < k; p++) {                                                      \
+                const T *ap = a + p * csa, bp = b[p * rsb];                                        \
+                for (int64_t i = 0; i < m; i++) sums[i] += ap[i] * bp;                             \
+            }                                                                                      \
+        } else {                                                                                   \
+            for (int64_t i = 0; i < m; i++) {                                                      \
+                T sum = 0;                                                                         \
+                for (int64_t p = 0; p < k; p++) sum += a[i * rsa + p * csa] * b[p * rsb];          \
+                sums[i] = sum;                                                                     \
+            }                                                                                      \
+        }                                                                                          \
+        for (int64_t i = 0; i < m; i++) {                                                          \
+            T *ci = c + i * g->rsc;                                                                \
+            *ci = g->beta_zero ? alpha * sums[i] : beta * *ci + alpha * sums[i];                   \
+        }                                                                                          \
+    }
+
 GEMM_SMALL_KERNELS(f32, float)
 GEMM_SMALL_KERNELS(f64, double)
+GEMV_KERNEL(f32, float)
+GEMV_KERNEL(f64, double)
 
 PT_CPU_KERNELS_DEFINE(gemm_small, pt_gemm_small_table) = {
     .nr = {[PT_GEMM_SMALL_F32] = NR_f32, [PT_GEMM_SMALL_F64] = NR_f64},
     .mr = {[PT_GEMM_SMALL_F32] = MR, [PT_GEMM_SMALL_F64] = MR},
     .pack = {[PT_GEMM_SMALL_F32] = pack_f32, [PT_GEMM_SMALL_F64] = pack_f64},
     .tiles = {[PT_GEMM_SMALL_F32] = tiles_f32, [PT_GEMM_SMALL_F64] = tiles_f64},
+    .gemv = {[PT_GEMM_SMALL_F32] = gemv_f32, [PT_GEMM_SMALL_F64] = gemv_f64},
 };
