@@ -247,13 +247,13 @@ static pt_status run_batch(pt_tensor *c, const pt_tensor *a, const pt_tensor *b,
     int64_t work = g.m * g.n * g.k;
     bool small = pt_gemm_small_serves(&g);
     int64_t grain = small ? SMALL_GRAIN : GEMM_GRAIN;
-    int32_t threads = gemm_threads(max_threads(), count * work, grain);
+    int32_t avail = max_threads(), threads = gemm_threads(avail, count * work, grain);
     bool split = count > 1 && threads > 1 &&
                  (work < PER_CALL_WORK || small || count % threads == 0 || count >= 4 * threads);
     g.threads = split ? 1 : gemm_threads(threads, work, grain);
     int kernel = small ? KERNEL_SMALL : KERNEL_BACKEND;
     if (!small && !split && work <= SPLIT_MAX) {
-        int32_t parts = gemm_threads(threads, work, SPLIT_GRAIN);
+        int32_t parts = gemm_threads(avail, work, SPLIT_GRAIN);
         if (pt_gemm_split_serves(&g, parts)) {
             kernel = KERNEL_SPLIT;
             g.threads = parts;
