@@ -11,10 +11,12 @@
  * products up to SMALL_WORK multiply-adds (and k up to SMALL_MAX_K, so that one packed panel
  * stays in L1/L2) therefore skip the backend: B is packed into panels (on the stack when it is
  * small, else in a block of the CPU allocator's cache) and a register-tiled kernel computes C.
- * The limit is where this kernel stops beating BLIS on one thread (measured on the 2-core AVX2
- * machine, BLIS 0.9 zen kernels: 256^3 still ~10% faster). Products with one output column
- * (mv, addmv, dot) up to GEMV_WORK take a one-pass kernel without packing (a panel of which one
- * column is used would waste the rest); products with one output row stay BLIS's gemv, as
+ * Up to the limit the kernel runs about even with BLIS's and torch's on one thread once their
+ * set-up is paid (2-core AVX2 machine, BLIS 0.9: 128^3 ~62 us, BLIS ~56, torch ~67; 256^3
+ * 400-470 us for all three); beyond it, the kernel, which blocks neither m nor k for the caches,
+ * is not meant to serve. Products with one output column (mv, addmv, dot) up to GEMV_WORK take
+ * a one-pass kernel without packing (a panel of which one column is used would waste the rest);
+ * products with one output row stay BLIS's gemv, as
  * packing all of B for one row of C costs more than the product. Other dtypes keep their path.
  *
  * On several threads (the caller's g->threads, from its grain) the panels are split between them
@@ -40,19 +42,10 @@ enum {
 #define SMALL_WORK ((int64_t)256 * 256 * 256)
 #define GEMV_WORK ((int64_t)64 * 64)
 
-static int64_t small_limit = SMALL_WORK;
-
-int64_t pt_gemm_small_set_limit(int64_t work)
-{
-    int64_t old = small_limit;
-    small_limit = work < 0 ? SMALL_WORK : work;
-    return old;
-}
-
 bool pt_gemm_small_serves(const pt_gemm *g)
 {
     if ((g->dtype != PT_FLOAT32 && g->dtype != PT_FLOAT64) || g->k < 1 || g->alpha_zero ||
-        g->m < 1 || g->m * g->n * g->k > small_limit)
+        g->m < 1 || g->m * g->n * g->k > SMALL_WORK)
         return false;
     if (g->n == 1) return g->m <= PT_GEMM_SMALL_GEMV_MAX_M && g->m * g->k <= GEMV_WORK;
     return g->m >= 2 && g->n >= 2 && g->k <= SMALL_MAX_K;

@@ -32,8 +32,5 @@ typedef struct pt_gemm_small_table {
 bool pt_gemm_small_serves(const pt_gemm *g);
 /* g on the small kernel, on g->threads threads. PT_ERR_MEMORY without a packing buffer. */
 pt_status pt_gemm_small(const pt_gemm *g);
-/* The most multiply-adds a product may have to go to the small kernel; tests set 0 to compare
- * it with the backend behind it. Returns the previous value. */
-int64_t pt_gemm_small_set_limit(int64_t work);
 
 #endif
