@@ -9,16 +9,21 @@ Sections:
 2. ``lines``: each line of the step timed alone (median µs per call) on the script's shapes.
 3. ``sequence``: a BLAS call followed by an elementwise call (``1e-6 * x.t().mm(g)``) against the
    sum of its two parts timed alone: the pair should cost no more than its parts.
-4. ``smallmm``: small matrix products, n = 8..256, as ``mm``, ``matmul``, ``addmm`` and ``bmm``
-   (batch 8), with plain and transposed operands.
-5. ``alloc``: fresh results from 1 KiB to 8 MiB in a steady loop (``a * 2.0``, a new tensor each
+4. ``smallmm``: small matrix products, n = 8..256, as ``mm``, ``matmul``, ``addmm``, ``bmm`` and
+   ``baddbmm`` (batch 8), ``mv`` and ``addmv``, with plain and transposed operands, per dtype
+   (``--dtypes``).
+5. ``midmm``: the medium products that pytensor splits across threads itself: the script's
+   ``x.mm(w1)`` (deep) and ``x.t().mm(gh)`` (tall), and deep, tall and wide products above the
+   small kernel's limit, per dtype.
+6. ``alloc``: fresh results from 1 KiB to 8 MiB in a steady loop (``a * 2.0``, a new tensor each
    time): µs per call and minor page faults per call (``resource.getrusage().ru_minflt`` deltas).
 
 Ratios are time ratios pytensor/torch: below 1 pytensor is faster. Without torch only pytensor's
 times print.
 
     python benchmarks/bench_loop.py [--threads 1,2] [--steps 500] [--reps 5]
-                                    [--only loop,lines,sequence,smallmm,alloc]
+                                    [--only loop,lines,sequence,smallmm,midmm,alloc]
+                                    [--dtypes float32,float64]
 """
 from __future__ import annotations
 
@@ -42,7 +47,7 @@ try:
 except ImportError:
     torch = None
 
-SECTIONS = ("loop", "lines", "sequence", "smallmm", "alloc")
+SECTIONS = ("loop", "lines", "sequence", "smallmm", "midmm", "alloc")
 N, D_IN, H, D_OUT = 64, 1000, 100, 10
 LR = 1e-6
 
@@ -176,12 +181,12 @@ def bench_sequence(args):
               flush=True)
 
 
-def smallmm_cases(lib, n):
+def smallmm_cases(lib, n, dtype):
     import numpy as np
     rng = np.random.default_rng(n)
-    t = lambda *s: lib.from_numpy(rng.standard_normal(s).astype("float32"))  # noqa: E731
-    a, b, c = t(n, n), t(n, n), t(n, n)
-    ba, bb = t(8, n, n), t(8, n, n)
+    t = lambda *s: lib.from_numpy(rng.standard_normal(s).astype(dtype))  # noqa: E731
+    a, b, c, v = t(n, n), t(n, n), t(n, n), t(n)
+    ba, bb, bc = t(8, n, n), t(8, n, n), t(8, n, n)
     return {
         "mm": lambda: a.mm(b),
         "mm a.t()": lambda: a.t().mm(b),
@@ -191,17 +196,49 @@ def smallmm_cases(lib, n):
         "addmm a.t() b.t()": lambda: lib.addmm(c, a.t(), b.t()),
         "bmm (8)": lambda: lib.bmm(ba, bb),
         "bmm (8) b^T": lambda: lib.bmm(ba, bb.transpose(1, 2)),
+        "baddbmm (8)": lambda: lib.baddbmm(bc, ba, bb, beta=0.5, alpha=2.0),
+        "mv": lambda: a.mv(v),
+        "addmv": lambda: lib.addmv(v, a, v),
     }
 
 
 def bench_smallmm(args):
     print("smallmm: small matrix products (µs per call)")
-    for n in (8, 16, 32, 64, 128, 256):
-        cases = {name: smallmm_cases(lib, n) for name, lib in libs()}
-        number = max(10, args.number // max(1, (n // 32) ** 2))
-        for label in cases["pytensor"]:
-            fns = {name: c[label] for name, c in cases.items()}
-            row(f"n={n:<4d}{label}", side_by_side(fns, number, args.reps))
+    for dtype in args.dtypes.split(","):
+        for n in (8, 16, 32, 64, 128, 256):
+            cases = {name: smallmm_cases(lib, n, dtype) for name, lib in libs()}
+            number = max(10, args.number // max(1, (n // 32) ** 2))
+            for label in cases["pytensor"]:
+                fns = {name: c[label] for name, c in cases.items()}
+                row(f"{dtype[5:]} n={n:<4d}{label}", side_by_side(fns, number, args.reps))
+
+
+MID_SHAPES = {  # label: (m, n, k, a transposed)
+    "x.mm(w1) 64x1000 @ 1000x100": (64, 100, 1000, False),
+    "x.t().mm(gh) 1000x64 @ 64x100": (1000, 100, 64, True),
+    "deep 64x3000 @ 3000x100": (64, 100, 3000, False),
+    "tall 1000x200 @ 200x100": (1000, 100, 200, False),
+    "wide 100x200 @ 200x1000": (100, 1000, 200, False),
+    "square 320^3": (320, 320, 320, False),
+}
+
+
+def bench_midmm(args):
+    print("midmm: medium products (µs per call)")
+    import numpy as np
+    for dtype in args.dtypes.split(","):
+        for label, (m, n, k, at) in MID_SHAPES.items():
+            rng = np.random.default_rng(m + n + k)
+            a = rng.standard_normal((k, m) if at else (m, k)).astype(dtype)
+            b = rng.standard_normal((k, n)).astype(dtype)
+            fns = {}
+            for name, lib in libs():
+                la, lb = lib.from_numpy(a), lib.from_numpy(b)
+                fns[name] = (lambda la=la, lb=lb: la.t().mm(lb)) if at else \
+                            (lambda la=la, lb=lb: la.mm(lb))
+            fns["numpy"] = (lambda: a.T @ b) if at else (lambda: a @ b)
+            number = max(5, args.number // 4)
+            row(f"{dtype[5:]} {label}", side_by_side(fns, number, args.reps))
 
 
 def faults(fn, number):
@@ -237,6 +274,7 @@ def main(argv=None):
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--number", type=int, default=200, help="calls per timed sample")
     ap.add_argument("--only", default=",".join(SECTIONS))
+    ap.add_argument("--dtypes", default="float32,float64", help="smallmm and midmm dtypes")
     args = ap.parse_args(argv)
     only = [s for s in args.only.split(",") if s]
     for s in only:

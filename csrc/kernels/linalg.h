@@ -43,6 +43,11 @@ pt_status pt_blas_gemm(const pt_gemm *g);
 /* The portable blocked kernel: every dtype of pt_gemm. */
 pt_status pt_gemm_portable(const pt_gemm *g);
 
+/* Whether pt_gemm_split takes g on `threads` threads, and g run so (Note [splitting a product]
+ * in gemm_split.c): one-thread backend calls on slices of m, n or k in a region of pytensor's. */
+bool pt_gemm_split_serves(const pt_gemm *g, int32_t threads);
+pt_status pt_gemm_split(const pt_gemm *g, int32_t threads);
+
 /* BLIS's process-wide thread count (what BLAS-API calls into it use), kept equal to
  * pytensor.set_num_threads; pytensor's own calls pass their count per call (Note [BLIS threads]). */
 void pt_blas_set_num_threads(int32_t n);

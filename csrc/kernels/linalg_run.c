@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "iter.h"
+#include "gemm_small.h"
 #include "linalg_internal.h"
 
 #ifdef _OPENMP
@@ -130,10 +131,14 @@ bool pt_linalg_may_overlap(const pt_tensor *x, const pt_tensor *y)
  * matrices. Before the backend sees them: float16/bfloat16 operands become float32 copies and the
  * result is rounded back once (torch's opmath); an operand whose matrix strides BLIS would refuse
  * (stride 0 from expand, elements that share an address) becomes a contiguous copy; a c that
- * overlaps a or b, or has such strides itself, is computed in a fresh tensor and copied back. The
- * batch runs one call per matrix: in parallel over the batch, one thread per call, when the
- * matrices are too small to split (PER_CALL_WORK), else in order with the threads each call's
- * size earns (Note [gemm grain]).
+ * overlaps a or b, or has such strides itself, is computed in a fresh tensor and copied back. Each
+ * matrix then goes to one of three kernels, chosen once for the batch's shape: float32/float64
+ * products up to a few million multiply-adds to the small kernel (Note [small products] in
+ * gemm_small.c), medium ones with threads to spare to the hand split (Note [splitting a product]
+ * in gemm_split.c), the rest to the backend. The batch runs in parallel over its matrices, one
+ * thread per matrix, when the matrices are too small to split (PER_CALL_WORK) or on the small
+ * kernel, or when the matrices divide evenly between the threads (or are many); else in order,
+ * each matrix with the threads its size earns (Note [gemm grain]).
  *
  * Note [gemm grain]
  * A product gets one thread per GEMM_GRAIN multiply-adds, up to pytensor.set_num_threads's count:
@@ -145,9 +150,18 @@ bool pt_linalg_may_overlap(const pt_tensor *x, const pt_tensor *y)
  * thread and 130-4000 us on two, the upper end whenever another process held a core, since
  * BLIS's barriers spin while a descheduled partner holds the team back. 256^3 (16.7M) and up
  * split (two threads from 8M). torch's intra-op pool keeps small work on the calling thread the
- * same way (its grain sizes). */
+ * same way (its grain sizes). The kernels that pytensor splits itself pay none of BLIS's set-up
+ * per thread, so they earn threads sooner: the small kernel one per SMALL_GRAIN (2^20, where
+ * torch splits too: its 128^3 ran 50 us on two threads against 76 on one; ours 256^3 ran ~270 us
+ * on two against ~410 on one), the hand split one per SPLIT_GRAIN (2^21) up to SPLIT_MAX (2^26),
+ * above which BLIS's own threading serves as well. On a loaded machine (another process holding
+ * a core) any two-thread region can cost milliseconds: the partner thread waits for a time
+ * slice while the other spins at the barrier. */
 enum { PER_CALL_WORK = 64 * 64 * 64 };
 #define GEMM_GRAIN ((int64_t)1 << 22)
+#define SMALL_GRAIN ((int64_t)1 << 20)
+#define SPLIT_GRAIN ((int64_t)1 << 21)
+#define SPLIT_MAX ((int64_t)1 << 26)
 
 static int32_t max_threads(void)
 {
@@ -159,9 +173,9 @@ static int32_t max_threads(void)
 }
 
 /* The threads that `work` multiply-adds earn (Note [gemm grain]). */
-static int32_t gemm_threads(int32_t threads, int64_t work)
+static int32_t gemm_threads(int32_t threads, int64_t work, int64_t grain)
 {
-    int64_t earned = work / GEMM_GRAIN;
+    int64_t earned = work / grain;
     if (earned < 1) earned = 1;
     return earned < threads ? (int32_t)earned : threads;
 }
@@ -216,25 +230,48 @@ static char *batch_ptr(const pt_tensor *t, int64_t flat)
     return (char *)pt_tensor_data(t) + off * pt_dtype_itemsize(t->dtype);
 }
 
+enum { KERNEL_BACKEND, KERNEL_SMALL, KERNEL_SPLIT };
+
+/* One matrix of the batch on the kernel chosen for its shape. */
+static pt_status gemm_one(const pt_gemm *g, int kernel)
+{
+    switch (kernel) {
+    case KERNEL_SMALL: return pt_gemm_small(g);
+    case KERNEL_SPLIT: return pt_gemm_split(g, g->threads);
+    default: return pt_blas_gemm(g);
+    }
+}
+
 static pt_status run_batch(pt_tensor *c, const pt_tensor *a, const pt_tensor *b, pt_gemm g)
 {
     int32_t n = c->ndim;
     int64_t count = 1;
     for (int32_t d = 0; d < n - 2; d++) count *= c->sizes[d];
     int64_t work = g.m * g.n * g.k;
-    int32_t threads = gemm_threads(max_threads(), count * work);
-    bool split = count > 1 && threads > 1 && work < PER_CALL_WORK;
-    g.threads = split ? 1 : gemm_threads(threads, work);
+    bool small = pt_gemm_small_serves(&g);
+    int64_t grain = small ? SMALL_GRAIN : GEMM_GRAIN;
+    int32_t avail = max_threads(), threads = gemm_threads(avail, count * work, grain);
+    bool split = count > 1 && threads > 1 &&
+                 (work < PER_CALL_WORK || small || count % threads == 0 || count >= 4 * threads);
+    g.threads = split ? 1 : gemm_threads(threads, work, grain);
+    int kernel = small ? KERNEL_SMALL : KERNEL_BACKEND;
+    if (!small && !split && work <= SPLIT_MAX) {
+        int32_t parts = gemm_threads(avail, work, SPLIT_GRAIN);
+        if (pt_gemm_split_serves(&g, parts)) {
+            kernel = KERNEL_SPLIT;
+            g.threads = parts;
+        }
+    }
     pt_status st = PT_OK;
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 4) if (split)
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (split)
 #endif
     for (int64_t i = 0; i < count; i++) {
         pt_gemm one = g;
         one.a = batch_ptr(a, i);
         one.b = batch_ptr(b, i);
         one.c = batch_ptr(c, i);
-        pt_status s = pt_blas_gemm(&one);
+        pt_status s = gemm_one(&one, kernel);
         if (s != PT_OK) {
 #ifdef _OPENMP
 #pragma omp atomic write
@@ -254,11 +291,11 @@ static pt_status run_batch(pt_tensor *c, const pt_tensor *a, const pt_tensor *b,
  * 1/MIN_ROWS of the product's multiply-adds. */
 enum { DOT_FORM_MAX_K = 32, DOT_FORM_MIN_ROWS = 8 };
 
-static bool dot_form(const pt_gemm *g, int64_t m, int64_t n, int64_t k)
+static bool dot_form(const pt_gemm *g)
 {
-    return pt_blas_backend() == PT_BLAS_BLIS && k > 1 && k <= DOT_FORM_MAX_K &&
-           m >= DOT_FORM_MIN_ROWS && n > 1 && g->csa == 1 && g->rsa != 1 && g->rsb == 1 &&
-           g->csb != 1;
+    return pt_blas_backend() == PT_BLAS_BLIS && g->k > 1 && g->k <= DOT_FORM_MAX_K &&
+           g->m >= DOT_FORM_MIN_ROWS && g->n > 1 && g->csa == 1 && g->rsa != 1 && g->rsb == 1 &&
+           g->csb != 1 && !pt_gemm_small_serves(g);
 }
 
 pt_status pt_linalg_run(pt_tensor *c, const pt_tensor *a, const pt_tensor *b,
@@ -280,8 +317,13 @@ pt_status pt_linalg_run(pt_tensor *c, const pt_tensor *a, const pt_tensor *b,
         a = own_a;
         matrix_ok(a, &g.rsa, &g.csa);
     }
+    g.dtype = c->dtype;
+    g.m = c->sizes[n - 2];
+    g.n = c->sizes[n - 1];
+    g.k = a->sizes[n - 1];
+    g.conj_a = p->conj_a && (c->dtype == PT_COMPLEX64 || c->dtype == PT_COMPLEX128);
     bool b_ok = matrix_ok(b, &g.rsb, &g.csb);
-    if (!b_ok || dot_form(&g, c->sizes[n - 2], c->sizes[n - 1], a->sizes[n - 1])) {
+    if (!b_ok || dot_form(&g)) {
         pt_status st = pt_tensor_clone(b, PT_MEMORY_FORMAT_CONTIGUOUS, &own_b);
         if (st != PT_OK) {
             pt_tensor_release(own_a);
@@ -290,11 +332,6 @@ pt_status pt_linalg_run(pt_tensor *c, const pt_tensor *a, const pt_tensor *b,
         b = own_b;
         matrix_ok(b, &g.rsb, &g.csb);
     }
-    g.dtype = c->dtype;
-    g.m = c->sizes[n - 2];
-    g.n = c->sizes[n - 1];
-    g.k = a->sizes[n - 1];
-    g.conj_a = p->conj_a && (c->dtype == PT_COMPLEX64 || c->dtype == PT_COMPLEX128);
     pt_status st = run_batch(c, a, b, g);
     pt_tensor_release(own_a);
     pt_tensor_release(own_b);

@@ -1,11 +1,13 @@
 /* test_linalg.c - the product backends: the portable kernel against a naive triple loop for
  * every dtype family (integers wrapping, conjugation, alpha/beta, beta = 0 ignoring NaN), BLIS
- * against the portable kernel on strided and transposed operands, the stride forms BLIS accepts,
- * the backend switch, and the operators' fronts on meta tensors and bad input. */
+ * against the portable kernel on strided and transposed operands, the small-product kernel under
+ * every CPU capability and the hand-split products against the same loop, the stride forms BLIS
+ * accepts, the backend switch, and the operators' fronts on meta tensors and bad input. */
 #include <complex.h>
 #include <math.h>
 #include <stdlib.h>
 
+#include "../../csrc/kernels/gemm_small.h"
 #include "../../csrc/kernels/linalg.h"
 #include "pt_ops_internal.h"
 #include "pt_test.h"
@@ -37,8 +39,10 @@ static pt_gemm make_gemm(int32_t dtype, int64_t m, int64_t n, int64_t k)
     return g;
 }
 
-static bool run_float64_case(int32_t backend, int64_t m, int64_t n, int64_t k, bool transposed,
-                             double alpha, double beta)
+enum { VIA_BACKEND, VIA_SMALL, VIA_SPLIT };
+
+static bool run_float64_via(int via, int32_t backend, int64_t m, int64_t n, int64_t k,
+                            bool transposed, double alpha, double beta)
 {
     double *a = malloc(sizeof(double) * (size_t)(m * k)), *b = malloc(sizeof(double) * (size_t)(k * n));
     double *c = malloc(sizeof(double) * (size_t)(m * n)), *want = malloc(sizeof(double) * (size_t)(m * n));
@@ -65,7 +69,9 @@ static bool run_float64_case(int32_t backend, int64_t m, int64_t n, int64_t k, b
     pt_blas_strides_ok(k, n, &g.rsb, &g.csb);
     pt_blas_strides_ok(m, n, &g.rsc, &g.csc);
     int32_t old = pt_blas_set_backend(backend);
-    bool ok = pt_blas_gemm(&g) == PT_OK;
+    bool ok = (via == VIA_SMALL   ? pt_gemm_small(&g)
+               : via == VIA_SPLIT ? pt_gemm_split(&g, 2)
+                                  : pt_blas_gemm(&g)) == PT_OK;
     pt_blas_set_backend(old);
     for (int64_t i = 0; ok && i < m * n; i++) ok = c[i] == want[i]; /* small integers: exact */
     free(a);
@@ -73,6 +79,42 @@ static bool run_float64_case(int32_t backend, int64_t m, int64_t n, int64_t k, b
     free(c);
     free(want);
     return ok;
+}
+
+static bool run_float64_case(int32_t backend, int64_t m, int64_t n, int64_t k, bool transposed,
+                             double alpha, double beta)
+{
+    return run_float64_via(VIA_BACKEND, backend, m, n, k, transposed, alpha, beta);
+}
+
+PT_TEST(linalg_small_kernel_matches_a_naive_product_under_every_capability)
+{
+    static const int64_t shapes[][3] = {{1, 2, 1},  {5, 7, 3},    {6, 8, 4},    {6, 16, 9},
+                                        {7, 17, 5}, {13, 33, 65}, {64, 64, 64}, {100, 37, 250},
+                                        {1, 1, 9},  {9, 1, 37},   {40, 1, 100}};
+    int32_t in_use = pt_cpu_capability();
+    for (int32_t cap = 0; cap <= pt_cpu_capability_detected(); cap++) {
+        CHECK_OK(pt_cpu_capability_select(cap));
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+            for (int t = 0; t < 2; t++) {
+                const int64_t *sh = shapes[s];
+                CHECK(run_float64_via(VIA_SMALL, pt_blas_backend(), sh[0], sh[1], sh[2], t, 1, 0));
+                CHECK(run_float64_via(VIA_SMALL, pt_blas_backend(), sh[0], sh[1], sh[2], t, 2, -3));
+            }
+    }
+    CHECK_OK(pt_cpu_capability_select(in_use));
+}
+
+PT_TEST(linalg_split_products_match_a_naive_product_deep_tall_and_wide)
+{
+    static const int64_t shapes[][3] = {{64, 20, 1000}, {300, 20, 40}, {20, 300, 40}, {3, 5, 700}};
+    for (int backend = PT_BLAS_BLIS; backend <= PT_BLAS_PORTABLE; backend++)
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+            for (int t = 0; t < 2; t++) {
+                const int64_t *sh = shapes[s];
+                CHECK(run_float64_via(VIA_SPLIT, backend, sh[0], sh[1], sh[2], t, 1, 0));
+                CHECK(run_float64_via(VIA_SPLIT, backend, sh[0], sh[1], sh[2], t, 2, -3));
+            }
 }
 
 PT_TEST(linalg_both_backends_match_a_naive_product_on_every_shape_path)

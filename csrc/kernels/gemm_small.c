@@ -1,0 +1,108 @@
+/* gemm_small.c - the front of the small matrix product (Note [small products]): which products
+ * it takes, where their packed B lives, and how a product large enough for two threads is split.
+ * The kernels are in cpu/gemm_kernels.c, one variant per CPU capability (gemm_small.h).
+ *
+ * Note [small products]
+ * A product of a few hundred thousand multiply-adds takes microseconds, and BLIS spends about
+ * one of them per call before it computes: it builds its control tree and runtime objects, takes
+ * packing blocks from its pool under a lock, and opens an OpenMP region even for one thread.
+ * torch's small products (its own kernels and MKL's small-matrix paths) pay less, so mm of 8..32
+ * ran 1.1-1.5x torch's time and bmm, which pays it per matrix, 1.7-4x. float32 and float64
+ * products up to SMALL_WORK multiply-adds (and k up to SMALL_MAX_K, so that one packed panel
+ * stays in L1/L2) therefore skip the backend: B is packed into panels (on the stack when it is
+ * small, else in a block of the CPU allocator's cache) and a register-tiled kernel computes C.
+ * Up to the limit the kernel runs about even with BLIS's and torch's on one thread once their
+ * set-up is paid (2-core AVX2 machine, BLIS 0.9: 128^3 ~62 us, BLIS ~56, torch ~67; 256^3
+ * 400-470 us for all three); beyond it, the kernel, which blocks neither m nor k for the caches,
+ * is not meant to serve. Products with one output column (mv, addmv, dot) up to GEMV_WORK take
+ * a one-pass kernel without packing (a panel of which one column is used would waste the rest);
+ * products with one output row stay BLIS's gemv, as
+ * packing all of B for one row of C costs more than the product. Other dtypes keep their path.
+ *
+ * On several threads (the caller's g->threads, from its grain) the panels are split between them
+ * when there are enough, each thread packing and using its own; otherwise B is packed once and
+ * the rows are split, in multiples of the tile's height.
+ */
+#include <string.h>
+
+#include "alloc_cache.h"
+#include "cpu_stub.h"
+#include "gemm_small.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+PT_CPU_STUB(gemm_small, pt_gemm_small_table, "the small matrix product: B packing and tiles");
+
+enum {
+    SMALL_MAX_K = 512,
+    STACK_BYTES = 16 << 10, /* packed B up to a 64 x 64 float32 product on the stack */
+};
+#define SMALL_WORK ((int64_t)256 * 256 * 256)
+#define GEMV_WORK ((int64_t)64 * 64)
+
+bool pt_gemm_small_serves(const pt_gemm *g)
+{
+    if ((g->dtype != PT_FLOAT32 && g->dtype != PT_FLOAT64) || g->k < 1 || g->alpha_zero ||
+        g->m < 1 || g->m * g->n * g->k > SMALL_WORK)
+        return false;
+    if (g->n == 1) return g->m <= PT_GEMM_SMALL_GEMV_MAX_M && g->m * g->k <= GEMV_WORK;
+    return g->m >= 2 && g->n >= 2 && g->k <= SMALL_MAX_K;
+}
+
+static void run(const pt_gemm_small_table *t, int d, const pt_gemm *g, void *bp, int64_t panels,
+                int32_t threads)
+{
+    if (threads <= 1) {
+        t->pack[d](g, bp, 0, panels);
+        t->tiles[d](g, bp, 0, g->m, 0, panels);
+        return;
+    }
+#ifdef _OPENMP
+    int64_t mr = t->mr[d], row_blocks = (g->m + mr - 1) / mr;
+    if (panels >= threads) {
+#pragma omp parallel for num_threads(threads) schedule(static)
+        for (int32_t w = 0; w < threads; w++) {
+            int64_t q0 = panels * w / threads, q1 = panels * (w + 1) / threads;
+            t->pack[d](g, bp, q0, q1);
+            t->tiles[d](g, bp, 0, g->m, q0, q1);
+        }
+        return;
+    }
+    t->pack[d](g, bp, 0, panels);
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int32_t w = 0; w < threads; w++) {
+        int64_t i0 = row_blocks * w / threads * mr, i1 = row_blocks * (w + 1) / threads * mr;
+        t->tiles[d](g, bp, i0, i1 < g->m ? i1 : g->m, 0, panels);
+    }
+#else
+    PT_UNUSED(threads);
+    run(t, d, g, bp, panels, 1);
+#endif
+}
+
+pt_status pt_gemm_small(const pt_gemm *g)
+{
+    const pt_gemm_small_table *t = PT_CPU_KERNELS(gemm_small, pt_gemm_small_table);
+    int d = g->dtype == PT_FLOAT64 ? PT_GEMM_SMALL_F64 : PT_GEMM_SMALL_F32;
+    if (g->n == 1) {
+        t->gemv[d](g);
+        return PT_OK;
+    }
+    int64_t nr = t->nr[d], panels = (g->n + nr - 1) / nr;
+    int64_t bytes = panels * nr * g->k * pt_dtype_itemsize(g->dtype);
+    int32_t threads = g->threads;
+    if (threads > panels * ((g->m + t->mr[d] - 1) / t->mr[d])) threads = 1;
+    if (bytes <= STACK_BYTES) {
+        _Alignas(64) unsigned char local[STACK_BYTES];
+        run(t, d, g, local, panels, threads);
+        return PT_OK;
+    }
+    void *bp = NULL;
+    if (pt_cpu_block_alloc(bytes, &bp) != 0)
+        return PT_ERROR(PT_ERR_MEMORY, "matrix product: out of memory for a packing buffer");
+    run(t, d, g, bp, panels, threads);
+    pt_cpu_block_free(bp, bytes);
+    return PT_OK;
+}
