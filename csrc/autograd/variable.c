@@ -999,6 +999,10 @@ pt_status pt_autograd_detach(const pt_tensor *t, pt_tensor **out)
 
 pt_status pt_autograd_detach_(pt_tensor *t)
 {
+    /* as torch: a view shares its base's history, which detaching in place would cut for the
+       view only */
+    if (t->is_view)
+        return PT_ERROR(PT_ERR_RUNTIME, "Can't detach views in-place. Use detach() instead.");
     pt_autograd_meta *m = t->autograd;
     if (!m) return PT_OK;
     pt_node *fn = m->grad_fn;

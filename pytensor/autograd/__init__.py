@@ -100,7 +100,7 @@ def backward(tensors, grad_tensors=None, retain_graph: Optional[bool] = None,
                                "passed to backward(). Please only use 'grad_tensors'.")
         grad_tensors = grad_variables
     if inputs is not None and len(_as_tuple(inputs, "backward")) == 0:
-        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     outs = _as_tuple(tensors, "backward")
     for t in outs:
         if not isinstance(t, Tensor):
