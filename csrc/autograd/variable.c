@@ -634,15 +634,21 @@ pt_status pt_saved_unpack(pt_saved_var *v, pt_node *owner, pt_tensor **out)
     if (now != v->version) {
         char type[64], sizes[256], which[160] = "";
         pt_format_ints(sizes, sizeof sizes, v->data->ndim, v->data->sizes);
+        /* as torch, a saved input is named by its history now: the in-place op that
+           modified it */
+        const pt_autograd_meta *m = v->is_output ? NULL : v->data->autograd;
         if (v->is_output)
-            snprintf(which, sizeof which, ", which is output %d of %s", (int)v->output_nr,
+            snprintf(which, sizeof which, ", which is output %d of %s,", (int)v->output_nr,
                      owner ? owner->name : "?");
+        else if (m && m->grad_fn)
+            snprintf(which, sizeof which, ", which is output %d of %s,", (int)m->output_nr,
+                     m->grad_fn->name);
         else if (v->grad_fn_name)
-            snprintf(which, sizeof which, ", which is output %d of %s", (int)v->grad_fn_output_nr,
-                     v->grad_fn_name);
+            snprintf(which, sizeof which, ", which is output %d of %s,",
+                     (int)v->grad_fn_output_nr, v->grad_fn_name);
         return PT_ERROR(PT_ERR_RUNTIME,
                         "one of the variables needed for gradient computation has been modified "
-                        "by an inplace operation: [%s %s]%s, is at version %lld; expected version "
+                        "by an inplace operation: [%s %s]%s is at version %lld; expected version "
                         "%lld instead. Hint: enable anomaly detection to find the operation that "
                         "failed to compute its gradient, with "
                         "pytensor.autograd.set_detect_anomaly(True).",

@@ -61,7 +61,7 @@ class FunctionCtx:
             if t._version != version:
                 raise RuntimeError(
                     "one of the variables needed for gradient computation has been modified by "
-                    f"an inplace operation: [{t.type()} {list(t.shape)}], is at version "
+                    f"an inplace operation: [{t.type()} {list(t.shape)}] is at version "
                     f"{t._version}; expected version {version} instead. Hint: enable anomaly "
                     "detection to find the operation that failed to compute its gradient, with "
                     "pytensor.autograd.set_detect_anomaly(True).")

@@ -438,3 +438,318 @@ def test_grad_leaves_leaf_grads_alone_but_fills_retained_ones():
 def test_grad_of_non_scalar_needs_grad_outputs():
     _error(lambda L: L.autograd.grad(_leaf(L) * 2, _leaf(L)), RuntimeError,
            "grad can be implicitly created only for scalar outputs")
+
+
+# ================================================================ 4. in-place and versions
+def test_saved_tensor_modified_in_place():
+    def fn(L):
+        x = _leaf(L)
+        y = x * 2
+        z = y * y  # saves y (version 0)
+        y.add_(1)
+        z.sum().backward()
+    # the saved input is named by its history now (the in-place add); torch 2.13 shortens
+    # that node's name to "Add"
+    msgs = _error(fn, RuntimeError, "one of the variables needed for gradient computation has "
+                  "been modified by an inplace operation: [", "DoubleTensor [3]], which is "
+                  "output 0 of Add", ", is at version 1; expected version 0 instead. Hint: "
+                  "enable anomaly detection to find the operation that failed to compute its "
+                  "gradient, with ")
+    assert msgs[0].startswith("one of the variables needed for gradient computation has been "
+                              "modified by an inplace operation: [pytensor.DoubleTensor [3]], "
+                              "which is output 0 of AddBackward0, is at version 1;")
+
+
+def test_saved_leaf_modified_in_place_under_no_grad():
+    def fn(L):
+        x = _leaf(L)
+        y = x.exp()  # saves its output
+        z = x * x    # saves x
+        with L.no_grad():
+            x.mul_(2)
+        z.sum().backward()
+    _error(fn, RuntimeError, "one of the variables needed for gradient computation has been "
+           "modified by an inplace operation: [", "DoubleTensor [3]] is at version 1; expected "
+           "version 0 instead.")
+
+
+def test_in_place_on_a_leaf_requiring_grad_is_refused():
+    _error(lambda L: _leaf(L).add_(1), RuntimeError,
+           "a leaf Variable that requires grad is being used in an in-place operation.")
+
+
+@pytest.mark.xfail(strict=True, reason="in-place on a view of a leaf requiring grad gets the "
+                   "generic refusal of in-place ops on recorded views, not torch's leaf message")
+def test_in_place_on_a_view_of_a_leaf_requiring_grad_is_refused():
+    _error(lambda L: _leaf(L).view(3).add_(1), RuntimeError,
+           "a view of a leaf Variable that requires grad is being used in an in-place operation.")
+
+
+def test_in_place_on_a_non_leaf_is_recorded():
+    def fn(L):
+        x = _leaf(L)
+        y = x * 2
+        y.add_(1)
+        name = y.grad_fn.name()
+        y.exp_()  # saves its result
+        (y.sum()).backward()
+        return name, y.grad_fn.name(), y._version, x.grad
+    name, name2, version, g = _same(fn)
+    assert name == "AddBackward0" and name2 == "ExpBackward0" and version == 2
+    np.testing.assert_allclose(_np(g), 2 * np.exp(2 * np.array([1.0, 2.0, 3.0]) + 1))
+
+    def self_mul(L):  # mul_(y) saves y for the other operand, which it then modifies
+        y = _leaf(L) * 2
+        y.mul_(y)
+        y.sum().backward()
+    _error(self_mul, RuntimeError, "is at version 1; expected version 0 instead.")
+
+
+def test_in_place_under_no_grad_on_a_leaf_is_allowed():
+    def fn(L):
+        x = _leaf(L)
+        with L.no_grad():
+            x.add_(1)
+        (x * x).sum().backward()
+        return x._version, x.requires_grad, x.is_leaf, x.grad
+    version, rg, leaf, g = _same(fn)
+    assert (version, rg, leaf) == (1, True, True) and g.tolist() == [4.0, 6.0, 8.0]
+
+
+def test_out_argument_refused_when_an_input_requires_grad():
+    def fn(L):
+        x = _leaf(L)
+        L.add(x, 1, out=L.zeros(3, dtype=L.float64))
+    _error(fn, RuntimeError, "add(): functions with out=... arguments don't support automatic "
+           "differentiation, but one of the arguments requires grad.")
+    for L in LIBS:  # fine without grad
+        o = L.zeros(3, dtype=L.float64)
+        with L.no_grad():
+            L.add(_leaf(L), 1, out=o)
+        assert o.tolist() == [2.0, 3.0, 4.0]
+
+
+def test_op_without_formula_fails_at_backward_not_forward():
+    x = _leaf(pytensor)
+    y = pytensor.roll(x, 1)  # aten::roll has no entry in derivatives.yaml
+    assert y.requires_grad and y.grad_fn is not None
+    z = y * 2
+    with pytest.raises(NotImplementedError, match=r"the derivative for 'aten::roll' is not "
+                       r"implemented\."):
+        z.sum().backward()
+    # a graph that does not reach it is fine
+    (x * 2).sum().backward()
+    assert x.grad.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_in_place_on_a_recorded_view_is_refused_not_wrong():
+    x = _leaf(pytensor)
+    y = x * 2
+    v = y[1:]
+    try:
+        v.mul_(3)
+    except NotImplementedError:
+        return  # refused: fine
+    # if accepted it must be right
+    y.sum().backward()
+    assert x.grad.tolist() == [2.0, 6.0, 6.0]
+
+
+# ================================================================ 5. hooks
+def test_hooks_on_leaf_and_non_leaf():
+    def fn(L):
+        x = _leaf(L)
+        y = x * 2
+        seen = []
+        y.register_hook(lambda g: g * 10)
+        x.register_hook(lambda g: seen.append(g.clone()))  # returns None: observes only
+        (y * y).sum().backward()
+        return seen[0], x.grad
+    seen, g = _same(fn)
+    assert seen.tolist() == g.tolist() == [80.0, 160.0, 240.0]
+
+
+def test_hook_handle_remove():
+    def fn(L):
+        x = _leaf(L)
+        h = x.register_hook(lambda g: g * 100)
+        h.remove()
+        (x * 2).sum().backward()
+        return x.grad
+    assert _same(fn).tolist() == [2.0, 2.0, 2.0]
+
+
+def test_hook_changing_the_size_is_refused():
+    def fn(L):
+        x = _leaf(L)
+        y = x * 2
+
+        def shrink(g):
+            return g[:2]
+        y.register_hook(shrink)
+        y.sum().backward()
+    _error(fn, RuntimeError, "hook 'shrink' has changed the size of value")
+
+
+def test_hook_on_tensor_not_requiring_grad():
+    _error(lambda L: L.ones(2).register_hook(lambda g: g), RuntimeError,
+           "cannot register a hook on a tensor that doesn't require gradient")
+
+
+def test_hooks_run_in_registration_order_and_see_each_others_result():
+    def fn(L):
+        x = _leaf(L)
+        x.register_hook(lambda g: g + 1)
+        x.register_hook(lambda g: g * 3)
+        x.sum().backward()
+        return x.grad
+    assert _same(fn).tolist() == [6.0, 6.0, 6.0]
+
+
+def test_hook_exception_propagates():
+    class Boom(Exception):
+        pass
+
+    for L in LIBS:
+        x = _leaf(L)
+
+        def hook(g):
+            raise Boom("from hook")
+        x.register_hook(hook)
+        with pytest.raises(Boom, match="from hook"):
+            (x * 2).sum().backward()
+
+
+# ================================================================ 6. grad modes
+def test_grad_modes_as_context_managers_nested():
+    def fn(L):
+        x = _leaf(L)
+        out = []
+        with L.no_grad():
+            out.append((x * 2).requires_grad)
+            with L.enable_grad():
+                out.append((x * 2).requires_grad)
+                out.append(L.is_grad_enabled())
+            out.append(L.is_grad_enabled())
+            with L.set_grad_enabled(True):
+                out.append((x * 2).requires_grad)
+        with L.set_grad_enabled(False):
+            out.append((x * 2).requires_grad)
+        out.append(L.is_grad_enabled())
+        return out
+    assert _same(fn) == [False, True, True, False, True, False, True]
+
+
+def test_grad_modes_as_decorators_also_on_generators():
+    def fn(L):
+        x = _leaf(L)
+
+        @L.no_grad()
+        def f():
+            return (x * 2).requires_grad
+
+        @L.no_grad
+        def f_bare():
+            return (x * 2).requires_grad
+
+        @L.no_grad()
+        def gen():
+            for _ in range(2):
+                yield (x * 2).requires_grad, L.is_grad_enabled()
+
+        @L.enable_grad()
+        def g():
+            return (x * 2).requires_grad
+
+        @L.set_grad_enabled(False)
+        def h():
+            return L.is_grad_enabled()
+
+        out = [f(), f_bare()]
+        it = gen()
+        out.append(next(it))
+        out.append(L.is_grad_enabled())  # the generator's mode does not leak between yields
+        out.append(next(it))
+        with L.no_grad():
+            out.append(g())
+        out.append(h())
+        out.append(L.is_grad_enabled())
+        return out
+    assert _same(fn) == [False, False, (False, False), True, (False, False), True, False, True]
+
+
+def test_set_grad_enabled_as_a_plain_call():
+    for L in LIBS:
+        try:
+            L.set_grad_enabled(False)
+            assert not L.is_grad_enabled() and not (_leaf(L) * 2).requires_grad
+            L.set_grad_enabled(True)
+            assert L.is_grad_enabled() and (_leaf(L) * 2).requires_grad
+        finally:
+            L.set_grad_enabled(True)
+
+
+def test_grad_mode_is_thread_local():
+    results = {}
+    ready, done = threading.Event(), threading.Event()
+
+    def other():
+        ready.wait()
+        x = _leaf(pytensor)
+        results["enabled"] = pytensor.is_grad_enabled()
+        results["requires_grad"] = (x * 2).requires_grad
+        done.set()
+
+    t = threading.Thread(target=other)
+    t.start()
+    with pytensor.no_grad():
+        ready.set()
+        done.wait(10)
+        results["main"] = pytensor.is_grad_enabled()
+    t.join()
+    assert results == {"enabled": True, "requires_grad": True, "main": False}
+
+    def in_thread():
+        with pytensor.no_grad():
+            results["thread"] = pytensor.is_grad_enabled()
+    t = threading.Thread(target=in_thread)
+    t.start()
+    t.join()
+    assert results["thread"] is False and pytensor.is_grad_enabled()
+
+
+def test_inference_mode():
+    def fn(L):
+        x = _leaf(L)
+        with L.inference_mode():
+            y = x * 2
+            inside = [L.is_grad_enabled(), L.is_inference_mode_enabled(), y.requires_grad]
+
+        @L.inference_mode()
+        def f():
+            return (x * 2).requires_grad, L.is_inference_mode_enabled()
+
+        @L.inference_mode
+        def f_bare():
+            return L.is_inference_mode_enabled()
+
+        with L.inference_mode(False):
+            off = L.is_inference_mode_enabled()
+        return inside, f(), f_bare(), off, L.is_inference_mode_enabled()
+    assert _same(fn) == ([False, True, False], (False, True), True, False, False)
+
+
+@pytest.mark.xfail(strict=True, reason="inference_mode does not mark the tensors it makes as "
+                   "inference tensors (no Tensor.is_inference, no save/in-place checks)")
+def test_inference_tensor_cannot_be_saved_for_backward():
+    def fn(L):
+        with L.inference_mode():
+            t = L.ones(3, dtype=L.float64)
+        (_leaf(L) * t).sum().backward()
+    _error(fn, RuntimeError, "Inference tensors cannot be saved for backward.")
+
+
+def test_grad_modes_exist_at_the_top_level():
+    for name in ("no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
+                 "is_grad_enabled", "is_inference_mode_enabled"):
+        assert getattr(pytensor, name) is getattr(pytensor.autograd, name)
