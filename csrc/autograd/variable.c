@@ -851,8 +851,21 @@ typedef struct {
 static pt_status custom_apply(pt_node *self, pt_tensor *const *grads, pt_tensor **outs)
 {
     custom_node *n = (custom_node *)self;
+    if (self->released)
+        return PT_ERROR(PT_ERR_RUNTIME,
+                        "Trying to backward through the graph a second time (or directly access "
+                        "saved tensors after they have already been freed). Saved intermediate "
+                        "values of the graph are freed when you call .backward() or "
+                        "autograd.grad(). Specify retain_graph=True if you need to backward "
+                        "through the graph a second time or if you need to access saved tensors "
+                        "after calling backward.");
     return n->fn(n->ctx, self->n_inputs, grads, self->n_next, outs);
 }
+
+/* The tensors a Function saved live in its Python ctx, freed with the node; what a backward
+ * without retain_graph ends is the right to run again, which the engine's `released` flag
+ * records once this hook exists. */
+static void custom_release_saved(pt_node *self) { (void)self; }
 
 static void custom_destroy(pt_node *self)
 {
@@ -860,8 +873,8 @@ static void custom_destroy(pt_node *self)
     if (n->release && n->ctx) n->release(n->ctx);
 }
 
-static const pt_node_vtable custom_vt = {"CustomFunction", custom_apply, NULL, custom_destroy,
-                                         NULL};
+static const pt_node_vtable custom_vt = {"CustomFunction", custom_apply, custom_release_saved,
+                                         custom_destroy, NULL};
 
 pt_status pt_autograd_custom_node(const char *name, pt_custom_apply_fn apply, void *ctx,
                                   pt_ctx_release_fn release, int32_t n_inputs,

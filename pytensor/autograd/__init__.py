@@ -22,8 +22,9 @@ from .gradcheck import gradcheck, gradgradcheck
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "no_grad",
            "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
-           "is_inference_mode_enabled", "detect_anomaly", "set_detect_anomaly", "gradcheck",
-           "gradgradcheck", "functional", "graph"]
+           "is_inference_mode_enabled", "detect_anomaly", "set_detect_anomaly",
+           "gradcheck", "gradgradcheck",
+           "functional", "graph"]
 
 
 def _tensor_cls():

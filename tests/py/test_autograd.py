@@ -6,6 +6,7 @@ Each scenario is written once as a function of the library (`L` is pytensor or t
 pytensor with the values or messages written here, and, where torch is installed, on torch too,
 so the expected exception types and message texts are checked to be torch's own."""
 import gc
+import sys
 import threading
 import warnings
 import weakref
@@ -753,3 +754,328 @@ def test_grad_modes_exist_at_the_top_level():
     for name in ("no_grad", "enable_grad", "set_grad_enabled", "inference_mode",
                  "is_grad_enabled", "is_inference_mode_enabled"):
         assert getattr(pytensor, name) is getattr(pytensor.autograd, name)
+
+
+# ================================================================ 7. custom Functions
+def _square_fn(L):
+    class Square(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, scale):
+            ctx.save_for_backward(x)
+            ctx.scale = scale
+            ctx.flags = ctx.needs_input_grad
+            return x * x * scale
+
+        @staticmethod
+        def backward(ctx, g):
+            x, = ctx.saved_tensors
+            return 2 * x * g * ctx.scale, None
+    return Square
+
+
+def test_function_save_for_backward_and_non_tensor_args():
+    def fn(L):
+        x = _leaf(L)
+        y = _square_fn(L).apply(x, 3.0)
+        y.sum().backward()
+        return y, y.grad_fn.name(), x.grad
+    y, name, g = _same(fn)
+    assert name == "SquareBackward" and y.tolist() == [3.0, 12.0, 27.0]
+    assert g.tolist() == [6.0, 12.0, 18.0]
+
+
+def test_function_needs_input_grad():
+    def fn(L):
+        seen = []
+
+        class F(L.autograd.Function):
+            @staticmethod
+            def forward(ctx, a, b, k):
+                seen.append(ctx.needs_input_grad)
+                return a * b * k
+
+            @staticmethod
+            def backward(ctx, g):
+                seen.append(ctx.needs_input_grad)
+                return g, g, None
+        F.apply(_leaf(L), L.ones(3, dtype=L.float64), 2).sum().backward()
+        return seen
+    assert _same(fn) == [(True, False, False), (True, False, False)]
+
+
+def test_function_mark_non_differentiable():
+    def fn(L):
+        class SortWithIndex(L.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                v = x * 2
+                idx = x > 1.5
+                ctx.mark_non_differentiable(idx)
+                return v, idx
+
+            @staticmethod
+            def backward(ctx, gv, gidx):
+                return gv * 2
+        x = _leaf(L)
+        v, idx = SortWithIndex.apply(x)
+        v.sum().backward()
+        return v.requires_grad, idx.requires_grad, x.grad
+    rv, ri, g = _same(fn)
+    assert rv and not ri and g.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_function_mark_dirty():
+    def fn(L):
+        class AddOneInPlace(L.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                x.add_(1)
+                ctx.mark_dirty(x)
+                return x
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 5
+        a = _leaf(L)
+        y = a * 1.0
+        v0 = y._version
+        z = AddOneInPlace.apply(y)
+        z.sum().backward()
+        return z is y, y._version - v0, y.grad_fn.name(), z.tolist(), a.grad
+    same_obj, dv, name, vals, g = _same(fn)
+    assert same_obj and dv == 2 and name == "AddOneInPlaceBackward"  # add_, then mark_dirty
+    assert vals == [2.0, 3.0, 4.0] and g.tolist() == [5.0, 5.0, 5.0]
+
+
+def test_function_returning_an_input_as_is():
+    def fn(L):
+        class Identity(L.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 7
+        x = _leaf(L)
+        y = Identity.apply(x)
+        y.sum().backward()
+        return y is x, y.grad_fn is not None, x.grad
+    is_x, has_fn, g = _same(fn)
+    assert not is_x and has_fn and g.tolist() == [7.0, 7.0, 7.0]
+
+
+def test_function_wrong_number_of_gradients():
+    def fn(L):
+        class Bad(L.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, y):
+                return x * y
+
+            @staticmethod
+            def backward(ctx, g):
+                return g
+        Bad.apply(_leaf(L), _leaf(L)).sum().backward()
+    _error(fn, RuntimeError, "function BadBackward returned an incorrect number of gradients "
+           "(expected 2, got 1)")
+
+
+def test_once_differentiable_refuses_double_backward():
+    def fn(L):
+        class Cube(L.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x ** 3
+
+            @staticmethod
+            @L.autograd.function.once_differentiable
+            def backward(ctx, g):
+                x, = ctx.saved_tensors
+                return 3 * x * x * g
+        x = _leaf(L)
+        v = L.ones(3, dtype=L.float64, requires_grad=True)  # a gradient that requires grad
+        g, = L.autograd.grad(Cube.apply(x), x, grad_outputs=v, create_graph=True)
+        assert g.requires_grad
+        g.sum().backward()
+    _error(fn, RuntimeError, "trying to differentiate twice a function that was marked with "
+           "@once_differentiable")
+
+    def first_only(L):
+        class Cube(L.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x ** 3
+
+            @staticmethod
+            @L.autograd.function.once_differentiable
+            def backward(ctx, g):
+                x, = ctx.saved_tensors
+                return 3 * x * x * g
+        x = _leaf(L)
+        Cube.apply(x).sum().backward()
+        return x.grad
+    assert _same(first_only).tolist() == [3.0, 12.0, 27.0]
+
+
+def test_function_with_differentiable_backward_double_backward():
+    def fn(L):
+        class Cube(L.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x ** 3
+
+            @staticmethod
+            def backward(ctx, g):
+                x, = ctx.saved_tensors
+                return 3 * x * x * g
+        x = _leaf(L)
+        g, = L.autograd.grad(Cube.apply(x).sum(), x, create_graph=True)
+        h, = L.autograd.grad(g.sum(), x)
+        return g, h
+    g, h = _same(fn)
+    assert g.tolist() == [3.0, 12.0, 27.0] and h.tolist() == [6.0, 12.0, 18.0]
+
+
+def test_function_backward_exception_propagates_with_its_type():
+    class Oops(ValueError):
+        pass
+
+    for L in LIBS:
+        class F(L.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                raise Oops("bad backward")
+        with pytest.raises(Oops, match="bad backward"):
+            F.apply(_leaf(L)).sum().backward()
+
+
+def test_function_saved_tensors_after_backward_are_freed():
+    def fn(L):
+        x = _leaf(L)
+        y = _square_fn(L).apply(x, 1.0)
+        y.sum().backward()
+        y.sum().backward()
+    _error(fn, RuntimeError, "Trying to backward through the graph a second time")
+
+
+def test_function_without_grad_inputs_records_nothing():
+    def fn(L):
+        y = _square_fn(L).apply(L.ones(2, dtype=L.float64), 2.0)
+        return y.requires_grad, y.grad_fn is None
+    assert _same(fn) == (False, True)
+
+
+# ================================================================ 8. anomaly mode
+def test_detect_anomaly_names_the_node_that_made_nan():
+    def fn(L):
+        x = L.tensor([0.0, 1.0], dtype=L.float64, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with L.autograd.detect_anomaly():
+                y = x.sqrt() * 0.0  # sqrt's backward at 0 gives inf * 0 = nan
+                y.sum().backward()
+    _error(fn, RuntimeError, "Function 'SqrtBackward0' returned nan values in its 0th output.")
+
+
+def test_set_detect_anomaly_and_nan_without_it():
+    for L in LIBS:
+        x = L.tensor([0.0, 1.0], dtype=L.float64, requires_grad=True)
+        (x.sqrt() * 0.0).sum().backward()  # no anomaly mode: nan passes
+        assert np.isnan(x.grad.tolist()[0])
+        assert not L.is_anomaly_enabled()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with L.autograd.set_detect_anomaly(True):
+                assert L.is_anomaly_enabled()
+                x.grad = None
+                with pytest.raises(RuntimeError, match="returned nan values"):
+                    (x.sqrt() * 0.0).sum().backward()
+        assert not L.is_anomaly_enabled()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with L.autograd.detect_anomaly(check_nan=False):
+                (x.sqrt() * 0.0).sum().backward()
+
+
+# ================================================================ 9. gradcheck
+def _bad_fn(L):
+    class WrongGrad(L.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x
+
+        @staticmethod
+        def backward(ctx, g):
+            x, = ctx.saved_tensors
+            return 3 * x * g  # should be 2x
+    return WrongGrad
+
+
+def test_gradcheck_catches_a_wrong_backward():
+    for L in LIBS:
+        x = L.tensor([1.0, 2.0], dtype=L.float64, requires_grad=True)
+        error = sys.modules[f"{L.__name__}.autograd.gradcheck"].GradcheckError
+        with pytest.raises(error, match="Jacobian mismatch for output 0 "
+                           "with respect to input 0"):
+            L.autograd.gradcheck(_bad_fn(L).apply, (x,))
+        assert L.autograd.gradcheck(_bad_fn(L).apply, (x,), raise_exception=False) is False
+        assert L.autograd.gradcheck(lambda t: t * t, (x,)) is True
+        assert L.autograd.gradgradcheck(lambda t: t * t * t, (x,)) is True
+
+
+def test_gradcheck_warns_on_float32_and_needs_an_input_requiring_grad():
+    for L in LIBS:
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        with pytest.warns(UserWarning, match="Input #0 requires gradient and is not a double "
+                          "precision floating point or complex"):
+            L.autograd.gradcheck(lambda t: t * 2, (x,), eps=1e-2, atol=1e-2,
+                                 raise_exception=False)
+    _error(lambda L: L.autograd.gradcheck(lambda t: t * 2, (L.ones(2, dtype=L.float64),)),
+           ValueError, "gradcheck expects at least one input tensor to require gradient, but "
+           "none of them have requires_grad=True.")
+
+
+# ================================================================ 10. autograd.functional
+def _f_two(L):
+    return lambda a, b: (a * a * b).sum() + (b ** 3).sum()
+
+
+def test_functional_vjp_jvp_jacobian_hessian_match_torch():
+    def fn(L):
+        F = L.autograd.functional
+        a = L.tensor([1.0, 2.0, 3.0], dtype=L.float64)
+        b = L.tensor([0.5, -1.0, 2.0], dtype=L.float64)
+        v = L.tensor([1.0, 0.0, -2.0], dtype=L.float64)
+        out = []
+        out.append(F.vjp(lambda x: x * x * 2, a, v))
+        out.append(F.jvp(lambda x: x.exp(), a, v))
+        out.append(F.jacobian(lambda x: x * x, a))
+        out.append(F.jacobian(lambda x, y: x * y, (a, b)))
+        out.append(F.hessian(lambda x: (x ** 3).sum(), a))
+        out.append(F.hessian(_f_two(L), (a, b)))
+        out.append(F.vjp(_f_two(L), (a, b)))
+        return out
+    got = _same(fn)
+    vjp_out, vjp_g = got[0]
+    assert vjp_out.tolist() == [2.0, 8.0, 18.0] and vjp_g.tolist() == [4.0, 0.0, -24.0]
+    np.testing.assert_allclose(_np(got[2]), np.diag([2.0, 4.0, 6.0]))
+    np.testing.assert_allclose(_np(got[4]), np.diag([6.0, 12.0, 18.0]))
+    h = got[5]
+    assert len(h) == 2 and len(h[0]) == 2
+
+
+def test_functional_results_do_not_require_grad_without_create_graph():
+    for L in LIBS:
+        a = L.tensor([1.0, 2.0], dtype=L.float64)
+        J = L.autograd.functional.jacobian(lambda x: x * x, a)
+        assert not J.requires_grad and not a.requires_grad
+        J = L.autograd.functional.jacobian(lambda x: x * x, a.requires_grad_(), create_graph=True)
+        assert J.requires_grad
