@@ -73,11 +73,16 @@ class Node:
                                   "(Tensor.register_hook)")
 
     def __getattr__(self, name: str):
-        if not name.startswith("_saved_"):
+        # AccumulateGrad's leaf is `variable`, as torch names it
+        if name == "variable" and self.name() == "AccumulateGrad":
+            field = name
+        elif name.startswith("_saved_"):
+            field = name[len("_saved_"):]
+        else:
             raise AttributeError(f"'{self.name()}' object has no attribute '{name}'")
         from . import _boxing
         iv = ffi.new("pt_ivalue *")
-        st = lib.pt_node_saved(self._ptr, name[len("_saved_"):].encode(), iv)
+        st = lib.pt_node_saved(self._ptr, field.encode(), iv)
         if st:
             if st == lib.PT_ERR_VALUE:
                 lib.pt_error_clear()

@@ -741,6 +741,33 @@ static int32_t count_tensors(const pt_ivalue *v)
     return 0;
 }
 
+/* Gives the results on the stack from `base` on (tensors and the tensors of lists, in order)
+ * a NotImplemented node with edges to the n inputs. */
+static pt_status attach_not_implemented(const char *opname, pt_tensor *const *ins, int32_t n,
+                                        pt_stack *stack, int32_t base)
+{
+    int32_t n_outputs = 0;
+    for (int32_t i = base; i < stack->size; i++) n_outputs += count_tensors(&stack->items[i]);
+    pt_node *node;
+    PT_TRY(not_implemented_new(opname, n, n_outputs, &node));
+    pt_status st = PT_OK;
+    for (int32_t k = 0; st == PT_OK && k < n; k++)
+        if (ins[k]) st = pt_node_set_next_edge(node, k, ins[k]);
+    for (int32_t i = base, r = 0; st == PT_OK && i < stack->size; i++) {
+        pt_ivalue *v = &stack->items[i];
+        if (v->tag == PT_IV_TENSOR) {
+            if (v->t && differentiable_dtype(v->t->dtype)) st = pt_set_history(v->t, node, r);
+            r += v->t ? 1 : 0;
+        } else if (v->tag == PT_IV_TENSOR_LIST || v->tag == PT_IV_OPT_TENSOR_LIST) {
+            for (int64_t j = 0; st == PT_OK && v->tensors && j < v->len; j++, r++)
+                if (v->tensors[j] && differentiable_dtype(v->tensors[j]->dtype))
+                    st = pt_set_history(v->tensors[j], node, r);
+        }
+    }
+    pt_node_release(node);
+    return st;
+}
+
 /* Operators without a formula: a call whose inputs require grad runs below autograd and its
  * floating-point outputs get a node that raises "the derivative for 'op' is not implemented"
  * when backward reaches it (PyTorch's autogradNotImplementedFallback). */
@@ -782,38 +809,29 @@ static pt_status autograd_fallback(const pt_op *op, int32_t key, uint64_t keyset
                 if (v->tag == PT_IV_TENSOR && v->t) PT_TRY(pt_check_inplace(v->t, op->name));
             }
     }
-    pt_node *node = NULL;
+    /* The node is made after the call: a Tensor[] result gives one node output per tensor,
+     * and its length is known only then. The inputs are kept until their edges are set. */
+    pt_tensor **ins = NULL;
     if (any) {
-        const pt_schema *s = pt_op_schema(op);
-        PT_TRY(not_implemented_new(op->name, n_edges, pt_schema_num_returns(s), &node));
+        ins = calloc((size_t)(n_edges > 0 ? n_edges : 1), sizeof *ins);
+        if (!ins) return PT_ERROR(PT_ERR_MEMORY, "autograd: out of memory");
         int32_t e = 0;
         for (int32_t i = 0; i < nargs; i++) {
             const pt_ivalue *v = &stack->items[base + i];
-            pt_status st = PT_OK;
-            if (v->tag == PT_IV_TENSOR && v->t) st = pt_node_set_next_edge(node, e++, v->t);
+            if (v->tag == PT_IV_TENSOR && v->t) ins[e++] = v->t;
             else if (v->tag == PT_IV_TENSOR_LIST || v->tag == PT_IV_OPT_TENSOR_LIST)
-                for (int64_t j = 0; st == PT_OK && v->tensors && j < v->len; j++)
-                    st = pt_node_set_next_edge(node, e++, v->tensors[j]);
-            if (st != PT_OK) {
-                pt_node_release(node);
-                return st;
-            }
+                for (int64_t j = 0; v->tensors && j < v->len; j++) ins[e++] = v->tensors[j];
         }
+        n_edges = e;
+        for (int32_t k = 0; k < n_edges; k++)
+            if (ins[k]) pt_tensor_retain(ins[k]);
     }
     uint64_t saved = pt_below_autograd_begin();
     pt_status st = pt_dispatch_call(op, stack);
     pt_below_autograd_end(saved);
-    if (st != PT_OK || !node) {
-        pt_node_release(node);
-        return st;
-    }
-    for (int32_t i = base, r = 0; st == PT_OK && i < stack->size; i++, r++) {
-        pt_ivalue *v = &stack->items[i];
-        if (v->tag == PT_IV_TENSOR && v->t && differentiable_dtype(v->t->dtype) &&
-            r < node->n_inputs)
-            st = pt_set_history(v->t, node, r);
-    }
-    pt_node_release(node);
+    if (st == PT_OK && ins) st = attach_not_implemented(op->name, ins, n_edges, stack, base);
+    for (int32_t k = 0; ins && k < n_edges; k++) pt_tensor_release(ins[k]);
+    free(ins);
     return st;
 }
 

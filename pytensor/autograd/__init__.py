@@ -11,6 +11,7 @@ tensor([2., 4.])
 """
 from __future__ import annotations
 
+import warnings
 from typing import Optional, Sequence, Union
 
 from . import functional, graph
@@ -122,6 +123,15 @@ def backward(tensors, grad_tensors=None, retain_graph: Optional[bool] = None,
     _check_roots(outs, grads)
     if retain_graph is None:
         retain_graph = create_graph
+    if create_graph:
+        # the graph of x.grad holds x (through its saved values) and x holds x.grad: a cycle of
+        # C references, which the garbage collector cannot see
+        warnings.warn("Using backward() with create_graph=True will create a reference cycle "
+                      "between the parameter and its gradient which can cause a memory leak. We "
+                      "recommend using autograd.grad when creating the graph to avoid this. If "
+                      "you have to use this function, make sure to reset the .grad fields of "
+                      "your parameters to None after use to break the cycle and avoid the "
+                      "leak.", UserWarning, stacklevel=2)
     _autograd.run_backward(outs, grads, retain_graph, create_graph, ins, accumulate=True)
 
 
