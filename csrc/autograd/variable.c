@@ -563,6 +563,12 @@ pt_status pt_check_inplace(const pt_tensor *t, const char *opname)
     if (t->autograd && t->autograd->requires_grad && !t->autograd->grad_fn)
         return PT_ERROR(PT_ERR_RUNTIME, "a leaf Variable that requires grad is being used in an "
                         "in-place operation.");
+    /* a view made straight from a leaf that requires grad: its node's first edge is the
+       leaf's AccumulateGrad */
+    const pt_node *fn = t->is_view && t->autograd ? t->autograd->grad_fn : NULL;
+    if (fn && fn->n_next > 0 && fn->next[0].node && fn->next[0].node->vt == &accumulate_vt)
+        return PT_ERROR(PT_ERR_RUNTIME, "a view of a leaf Variable that requires grad is being "
+                        "used in an in-place operation.");
     if (t->is_view)
         return PT_ERROR(PT_ERR_NOT_IMPLEMENTED,
                         "%s: an in-place operation on a view, where autograd records it, is not "

@@ -480,10 +480,10 @@ def test_in_place_on_a_leaf_requiring_grad_is_refused():
            "a leaf Variable that requires grad is being used in an in-place operation.")
 
 
-@pytest.mark.xfail(strict=True, reason="in-place on a view of a leaf requiring grad gets the "
-                   "generic refusal of in-place ops on recorded views, not torch's leaf message")
 def test_in_place_on_a_view_of_a_leaf_requiring_grad_is_refused():
     _error(lambda L: _leaf(L).view(3).add_(1), RuntimeError,
+           "a view of a leaf Variable that requires grad is being used in an in-place operation.")
+    _error(lambda L: _leaf(L)[1:].mul_(2), RuntimeError,
            "a view of a leaf Variable that requires grad is being used in an in-place operation.")
 
 
