@@ -21,6 +21,8 @@ from . import cuda, __config__
 _C._initExtension(sys.modules[__name__])
 from .autograd.grad_mode import (enable_grad, inference_mode, is_grad_enabled,  # noqa: E402
                                  is_inference_mode_enabled, no_grad, set_grad_enabled)
+from .autograd.anomaly_mode import (is_anomaly_check_nan_enabled,  # noqa: E402
+                                   is_anomaly_enabled)
 
 
 # Note: from here on the module's globals hold pytensor.bool, pytensor.int and pytensor.float

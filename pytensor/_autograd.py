@@ -73,11 +73,16 @@ class Node:
                                   "(Tensor.register_hook)")
 
     def __getattr__(self, name: str):
-        if not name.startswith("_saved_"):
+        # AccumulateGrad's leaf is `variable`, as torch names it
+        if name == "variable" and self.name() == "AccumulateGrad":
+            field = name
+        elif name.startswith("_saved_"):
+            field = name[len("_saved_"):]
+        else:
             raise AttributeError(f"'{self.name()}' object has no attribute '{name}'")
         from . import _boxing
         iv = ffi.new("pt_ivalue *")
-        st = lib.pt_node_saved(self._ptr, name[len("_saved_"):].encode(), iv)
+        st = lib.pt_node_saved(self._ptr, field.encode(), iv)
         if st:
             if st == lib.PT_ERR_VALUE:
                 lib.pt_error_clear()
@@ -212,6 +217,31 @@ def run_backward(tensors, grads, retain_graph: bool, create_graph: bool, inputs=
 
 
 # ------------------------------------------------------------------ Tensor's side
+# The names torch's grad-assignment message gives dtypes: the C++ type of the gradient's
+# elements and the ScalarType of the tensor.
+_CPP_TYPE_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
+                   "float64": "double", "complex64": "c10::complex<float>",
+                   "complex128": "c10::complex<double>", "int8": "signed char",
+                   "uint8": "unsigned char", "int16": "short int", "int32": "int",
+                   "int64": "long int", "bool": "bool"}
+_SCALAR_TYPE_NAMES = {"float16": "Half", "bfloat16": "BFloat16", "float32": "Float",
+                      "float64": "Double", "complex64": "ComplexFloat",
+                      "complex128": "ComplexDouble", "int8": "Char", "uint8": "Byte",
+                      "int16": "Short", "int32": "Int", "int64": "Long", "bool": "Bool"}
+
+
+def _dtype_key(dtype) -> str:
+    return str(dtype).rsplit(".", 1)[-1]
+
+
+def _cpp_type_name(dtype) -> str:
+    return _CPP_TYPE_NAMES.get(_dtype_key(dtype), _dtype_key(dtype))
+
+
+def _scalar_type_name(dtype) -> str:
+    return _SCALAR_TYPE_NAMES.get(_dtype_key(dtype), _dtype_key(dtype))
+
+
 def _install(tensor_cls, wrap) -> None:
     """Adds the autograd properties and methods to Tensor."""
     global _wrap
@@ -229,6 +259,9 @@ def _install(tensor_cls, wrap) -> None:
 
     def requires_grad_(self, requires_grad: bool = True):
         """Sets requires_grad in place (leaves only) and returns self."""
+        if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
+            # torch's requires_grad_ words this differently from the property's setter
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
         _set_requires_grad(self, bool(requires_grad))
         return self
 
@@ -253,12 +286,20 @@ def _install(tensor_cls, wrap) -> None:
         if not isinstance(value, tensor_cls):
             raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
                             f"{type(value).__name__}")
-        if value.dtype != self.dtype:
-            raise RuntimeError("assigned grad has data of a different type")
-        if value.device != self.device:
-            raise RuntimeError("assigned grad has data located on a different device")
         if tuple(value.shape) != tuple(self.shape):
-            raise RuntimeError("assigned grad has data of a different size")
+            raise RuntimeError(f"attempting to assign a gradient of size '{list(value.shape)}' "
+                               f"to a tensor of size '{list(self.shape)}'. Please ensure that the "
+                               "gradient and the tensor are the same size")
+        if value.dtype != self.dtype:
+            raise RuntimeError(
+                f"attempting to assign a gradient with dtype '{_cpp_type_name(value.dtype)}' to "
+                f"a tensor with grad_dtype '{_scalar_type_name(self.dtype)}'. The gradient must "
+                "match the tensor's grad_dtype (defaults to the tensor's dtype).")
+        if value.device != self.device:
+            raise RuntimeError(f"attempting to assign a gradient with device type "
+                               f"'{value.device.type}' to a tensor with device type "
+                               f"'{self.device.type}'. Please ensure that the gradient and the "
+                               "tensor are on the same device")
         st = lib.pt_autograd_set_grad(self._h, value._h)
         if st:
             _raise(st)

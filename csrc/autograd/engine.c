@@ -514,7 +514,10 @@ pt_status pt_autograd_backward(int32_t n, pt_tensor *const *tensors, pt_tensor *
     /* 5. results */
     for (int32_t k = 0; k < n_inputs; k++) {
         if (accumulate_grad) {
-            if (captured[k] && !pt_autograd_is_leaf(inputs[k])) {
+            /* a non-leaf that retains its grad got it when its node ran */
+            node_info *e = map_find(&map, caps[k].edge.node);
+            const bool retained = pt_autograd_retains_grad(inputs[k]) && e && e->run;
+            if (captured[k] && !pt_autograd_is_leaf(inputs[k]) && !retained) {
                 pt_autograd_meta *m = inputs[k]->autograd;
                 pt_tensor *old = m->grad;
                 if (old) {
@@ -533,9 +536,9 @@ pt_status pt_autograd_backward(int32_t n, pt_tensor *const *tensors, pt_tensor *
             continue;
         }
         if (!captured[k] && !allow_unused) {
-            st = PT_ERROR(PT_ERR_RUNTIME, "One of the differentiated Tensors appears to not have "
-                          "been used in the graph. Set allow_unused=True if this is the desired "
-                          "behavior.");
+            st = PT_ERROR(PT_ERR_RUNTIME, "The differentiated Tensor at index %d appears to not "
+                          "have been used in the graph. Set allow_unused=True if this is the "
+                          "desired behavior.", (int)k);
             goto done;
         }
     }

@@ -563,6 +563,12 @@ pt_status pt_check_inplace(const pt_tensor *t, const char *opname)
     if (t->autograd && t->autograd->requires_grad && !t->autograd->grad_fn)
         return PT_ERROR(PT_ERR_RUNTIME, "a leaf Variable that requires grad is being used in an "
                         "in-place operation.");
+    /* a view made straight from a leaf that requires grad: its node's first edge is the
+       leaf's AccumulateGrad */
+    const pt_node *fn = t->is_view && t->autograd ? t->autograd->grad_fn : NULL;
+    if (fn && fn->n_next > 0 && fn->next[0].node && fn->next[0].node->vt == &accumulate_vt)
+        return PT_ERROR(PT_ERR_RUNTIME, "a view of a leaf Variable that requires grad is being "
+                        "used in an in-place operation.");
     if (t->is_view)
         return PT_ERROR(PT_ERR_NOT_IMPLEMENTED,
                         "%s: an in-place operation on a view, where autograd records it, is not "
@@ -634,15 +640,21 @@ pt_status pt_saved_unpack(pt_saved_var *v, pt_node *owner, pt_tensor **out)
     if (now != v->version) {
         char type[64], sizes[256], which[160] = "";
         pt_format_ints(sizes, sizeof sizes, v->data->ndim, v->data->sizes);
+        /* as torch, a saved input is named by its history now: the in-place op that
+           modified it */
+        const pt_autograd_meta *m = v->is_output ? NULL : v->data->autograd;
         if (v->is_output)
-            snprintf(which, sizeof which, ", which is output %d of %s", (int)v->output_nr,
+            snprintf(which, sizeof which, ", which is output %d of %s,", (int)v->output_nr,
                      owner ? owner->name : "?");
+        else if (m && m->grad_fn)
+            snprintf(which, sizeof which, ", which is output %d of %s,", (int)m->output_nr,
+                     m->grad_fn->name);
         else if (v->grad_fn_name)
-            snprintf(which, sizeof which, ", which is output %d of %s", (int)v->grad_fn_output_nr,
-                     v->grad_fn_name);
+            snprintf(which, sizeof which, ", which is output %d of %s,",
+                     (int)v->grad_fn_output_nr, v->grad_fn_name);
         return PT_ERROR(PT_ERR_RUNTIME,
                         "one of the variables needed for gradient computation has been modified "
-                        "by an inplace operation: [%s %s]%s, is at version %lld; expected version "
+                        "by an inplace operation: [%s %s]%s is at version %lld; expected version "
                         "%lld instead. Hint: enable anomaly detection to find the operation that "
                         "failed to compute its gradient, with "
                         "pytensor.autograd.set_detect_anomaly(True).",
@@ -735,6 +747,33 @@ static int32_t count_tensors(const pt_ivalue *v)
     return 0;
 }
 
+/* Gives the results on the stack from `base` on (tensors and the tensors of lists, in order)
+ * a NotImplemented node with edges to the n inputs. */
+static pt_status attach_not_implemented(const char *opname, pt_tensor *const *ins, int32_t n,
+                                        pt_stack *stack, int32_t base)
+{
+    int32_t n_outputs = 0;
+    for (int32_t i = base; i < stack->size; i++) n_outputs += count_tensors(&stack->items[i]);
+    pt_node *node;
+    PT_TRY(not_implemented_new(opname, n, n_outputs, &node));
+    pt_status st = PT_OK;
+    for (int32_t k = 0; st == PT_OK && k < n; k++)
+        if (ins[k]) st = pt_node_set_next_edge(node, k, ins[k]);
+    for (int32_t i = base, r = 0; st == PT_OK && i < stack->size; i++) {
+        pt_ivalue *v = &stack->items[i];
+        if (v->tag == PT_IV_TENSOR) {
+            if (v->t && differentiable_dtype(v->t->dtype)) st = pt_set_history(v->t, node, r);
+            r += v->t ? 1 : 0;
+        } else if (v->tag == PT_IV_TENSOR_LIST || v->tag == PT_IV_OPT_TENSOR_LIST) {
+            for (int64_t j = 0; st == PT_OK && v->tensors && j < v->len; j++, r++)
+                if (v->tensors[j] && differentiable_dtype(v->tensors[j]->dtype))
+                    st = pt_set_history(v->tensors[j], node, r);
+        }
+    }
+    pt_node_release(node);
+    return st;
+}
+
 /* Operators without a formula: a call whose inputs require grad runs below autograd and its
  * floating-point outputs get a node that raises "the derivative for 'op' is not implemented"
  * when backward reaches it (PyTorch's autogradNotImplementedFallback). */
@@ -776,38 +815,29 @@ static pt_status autograd_fallback(const pt_op *op, int32_t key, uint64_t keyset
                 if (v->tag == PT_IV_TENSOR && v->t) PT_TRY(pt_check_inplace(v->t, op->name));
             }
     }
-    pt_node *node = NULL;
+    /* The node is made after the call: a Tensor[] result gives one node output per tensor,
+     * and its length is known only then. The inputs are kept until their edges are set. */
+    pt_tensor **ins = NULL;
     if (any) {
-        const pt_schema *s = pt_op_schema(op);
-        PT_TRY(not_implemented_new(op->name, n_edges, pt_schema_num_returns(s), &node));
+        ins = calloc((size_t)(n_edges > 0 ? n_edges : 1), sizeof *ins);
+        if (!ins) return PT_ERROR(PT_ERR_MEMORY, "autograd: out of memory");
         int32_t e = 0;
         for (int32_t i = 0; i < nargs; i++) {
             const pt_ivalue *v = &stack->items[base + i];
-            pt_status st = PT_OK;
-            if (v->tag == PT_IV_TENSOR && v->t) st = pt_node_set_next_edge(node, e++, v->t);
+            if (v->tag == PT_IV_TENSOR && v->t) ins[e++] = v->t;
             else if (v->tag == PT_IV_TENSOR_LIST || v->tag == PT_IV_OPT_TENSOR_LIST)
-                for (int64_t j = 0; st == PT_OK && v->tensors && j < v->len; j++)
-                    st = pt_node_set_next_edge(node, e++, v->tensors[j]);
-            if (st != PT_OK) {
-                pt_node_release(node);
-                return st;
-            }
+                for (int64_t j = 0; v->tensors && j < v->len; j++) ins[e++] = v->tensors[j];
         }
+        n_edges = e;
+        for (int32_t k = 0; k < n_edges; k++)
+            if (ins[k]) pt_tensor_retain(ins[k]);
     }
     uint64_t saved = pt_below_autograd_begin();
     pt_status st = pt_dispatch_call(op, stack);
     pt_below_autograd_end(saved);
-    if (st != PT_OK || !node) {
-        pt_node_release(node);
-        return st;
-    }
-    for (int32_t i = base, r = 0; st == PT_OK && i < stack->size; i++, r++) {
-        pt_ivalue *v = &stack->items[i];
-        if (v->tag == PT_IV_TENSOR && v->t && differentiable_dtype(v->t->dtype) &&
-            r < node->n_inputs)
-            st = pt_set_history(v->t, node, r);
-    }
-    pt_node_release(node);
+    if (st == PT_OK && ins) st = attach_not_implemented(op->name, ins, n_edges, stack, base);
+    for (int32_t k = 0; ins && k < n_edges; k++) pt_tensor_release(ins[k]);
+    free(ins);
     return st;
 }
 
@@ -845,8 +875,21 @@ typedef struct {
 static pt_status custom_apply(pt_node *self, pt_tensor *const *grads, pt_tensor **outs)
 {
     custom_node *n = (custom_node *)self;
+    if (self->released)
+        return PT_ERROR(PT_ERR_RUNTIME,
+                        "Trying to backward through the graph a second time (or directly access "
+                        "saved tensors after they have already been freed). Saved intermediate "
+                        "values of the graph are freed when you call .backward() or "
+                        "autograd.grad(). Specify retain_graph=True if you need to backward "
+                        "through the graph a second time or if you need to access saved tensors "
+                        "after calling backward.");
     return n->fn(n->ctx, self->n_inputs, grads, self->n_next, outs);
 }
+
+/* The tensors a Function saved live in its Python ctx, freed with the node; what a backward
+ * without retain_graph ends is the right to run again, which the engine's `released` flag
+ * records once this hook exists. */
+static void custom_release_saved(pt_node *self) { (void)self; }
 
 static void custom_destroy(pt_node *self)
 {
@@ -854,8 +897,8 @@ static void custom_destroy(pt_node *self)
     if (n->release && n->ctx) n->release(n->ctx);
 }
 
-static const pt_node_vtable custom_vt = {"CustomFunction", custom_apply, NULL, custom_destroy,
-                                         NULL};
+static const pt_node_vtable custom_vt = {"CustomFunction", custom_apply, custom_release_saved,
+                                         custom_destroy, NULL};
 
 pt_status pt_autograd_custom_node(const char *name, pt_custom_apply_fn apply, void *ctx,
                                   pt_ctx_release_fn release, int32_t n_inputs,
@@ -999,6 +1042,10 @@ pt_status pt_autograd_detach(const pt_tensor *t, pt_tensor **out)
 
 pt_status pt_autograd_detach_(pt_tensor *t)
 {
+    /* as torch: a view shares its base's history, which detaching in place would cut for the
+       view only */
+    if (t->is_view)
+        return PT_ERROR(PT_ERR_RUNTIME, "Can't detach views in-place. Use detach() instead.");
     pt_autograd_meta *m = t->autograd;
     if (!m) return PT_OK;
     pt_node *fn = m->grad_fn;

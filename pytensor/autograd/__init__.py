@@ -11,6 +11,7 @@ tensor([2., 4.])
 """
 from __future__ import annotations
 
+import warnings
 from typing import Optional, Sequence, Union
 
 from . import functional, graph
@@ -22,8 +23,9 @@ from .gradcheck import gradcheck, gradgradcheck
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "no_grad",
            "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
-           "is_inference_mode_enabled", "detect_anomaly", "set_detect_anomaly", "gradcheck",
-           "gradgradcheck", "functional", "graph"]
+           "is_inference_mode_enabled", "detect_anomaly", "set_detect_anomaly",
+           "gradcheck", "gradgradcheck",
+           "functional", "graph"]
 
 
 def _tensor_cls():
@@ -100,7 +102,7 @@ def backward(tensors, grad_tensors=None, retain_graph: Optional[bool] = None,
                                "passed to backward(). Please only use 'grad_tensors'.")
         grad_tensors = grad_variables
     if inputs is not None and len(_as_tuple(inputs, "backward")) == 0:
-        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     outs = _as_tuple(tensors, "backward")
     for t in outs:
         if not isinstance(t, Tensor):
@@ -121,6 +123,15 @@ def backward(tensors, grad_tensors=None, retain_graph: Optional[bool] = None,
     _check_roots(outs, grads)
     if retain_graph is None:
         retain_graph = create_graph
+    if create_graph:
+        # the graph of x.grad holds x (through its saved values) and x holds x.grad: a cycle of
+        # C references, which the garbage collector cannot see
+        warnings.warn("Using backward() with create_graph=True will create a reference cycle "
+                      "between the parameter and its gradient which can cause a memory leak. We "
+                      "recommend using autograd.grad when creating the graph to avoid this. If "
+                      "you have to use this function, make sure to reset the .grad fields of "
+                      "your parameters to None after use to break the cycle and avoid the "
+                      "leak.", UserWarning, stacklevel=2)
     _autograd.run_backward(outs, grads, retain_graph, create_graph, ins, accumulate=True)
 
 

@@ -61,7 +61,7 @@ class FunctionCtx:
             if t._version != version:
                 raise RuntimeError(
                     "one of the variables needed for gradient computation has been modified by "
-                    f"an inplace operation: [{t.type()} {list(t.shape)}], is at version "
+                    f"an inplace operation: [{t.type()} {list(t.shape)}] is at version "
                     f"{t._version}; expected version {version} instead. Hint: enable anomaly "
                     "detection to find the operation that failed to compute its gradient, with "
                     "pytensor.autograd.set_detect_anomaly(True).")
@@ -169,6 +169,11 @@ class Function(metaclass=_FunctionMeta):
                 if o.is_leaf and o.requires_grad:
                     raise RuntimeError("a leaf Variable that requires grad has been used in an "
                                        "in-place operation.")
+                # as torch: a dirty tensor counts one more modification, so what saved it
+                # before this call sees the change even if forward wrote it under no_grad
+                st = lib.pt_autograd_bump_version(o._h)
+                if st:
+                    _raise(st)
                 target = o
             elif id(o) in input_ids:
                 target = o.detach()  # an input returned as it is: a new alias gets the history
@@ -237,11 +242,42 @@ def pt_py_custom_apply(handle, n_grads, grads, n_outs, outs):
         return _stash_exception(e)
 
 
+class _DelayedError(Function):
+    """Passes its inputs through; differentiating it raises (what once_differentiable puts
+    after a backward that ran under create_graph)."""
+
+    @staticmethod
+    def forward(ctx, msg, *xs):
+        ctx.msg = msg
+        return xs
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise RuntimeError(ctx.msg)
+
+
 def once_differentiable(fn):
-    """Marks a backward as not differentiable itself: it runs with grad mode off."""
+    """Marks a backward as not differentiable itself: it runs with grad mode off, and under
+    create_graph its results carry a node that raises if they are differentiated."""
 
     @functools.wraps(fn)
     def wrapper(ctx, *args):
         with no_grad():
-            return fn(ctx, *args)
+            outputs = fn(ctx, *args)
+        if not is_grad_enabled():
+            return outputs
+        Tensor = _tensor_cls()
+        if not any(isinstance(a, Tensor) and a.requires_grad for a in args):
+            return outputs
+        is_tuple = isinstance(outputs, tuple)
+        outs = outputs if is_tuple else (outputs,)
+
+        def fake_requires_grad(v):
+            if isinstance(v, Tensor) and (v.is_floating_point() or v.is_complex()):
+                return v.detach().requires_grad_()
+            return v
+        wrapped = _DelayedError.apply(
+            "trying to differentiate twice a function that was marked with "
+            "@once_differentiable", *(fake_requires_grad(v) for v in outs))
+        return wrapped if is_tuple else wrapped[0]
     return wrapper

@@ -10,7 +10,7 @@ def _tensor_cls():
 
 
 def _tuple(x):
-    return (x, False) if isinstance(x, _tensor_cls()) else (tuple(x), True)
+    return ((x,), False) if isinstance(x, _tensor_cls()) else (tuple(x), True)
 
 
 def _grad_inputs(inputs, create_graph):

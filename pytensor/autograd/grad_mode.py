@@ -64,7 +64,16 @@ class _DecoratorContextManager:
         return type(self)()
 
 
-class no_grad(_DecoratorContextManager):
+class _NoParamDecoratorContextManager(_DecoratorContextManager):
+    """Also decorates without parentheses (`@no_grad` as well as `@no_grad()`), as torch."""
+
+    def __new__(cls, orig_func=None):
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoParamDecoratorContextManager):
     """Turns gradient recording off inside the block (or the decorated function).
 
     >>> x = pytensor.ones(2, requires_grad=True)
@@ -85,7 +94,7 @@ class no_grad(_DecoratorContextManager):
         lib.pt_autograd_set_grad_enabled(int(self.prev))
 
 
-class enable_grad(_DecoratorContextManager):
+class enable_grad(_NoParamDecoratorContextManager):
     """Turns gradient recording on inside the block (under no_grad, for example)."""
 
     def __enter__(self) -> None:

@@ -107,7 +107,7 @@ def gradcheck(func, inputs, *, eps: float = 1e-6, atol: float = 1e-5, rtol: floa
     inputs = _as_tuple(inputs)
     if not any(isinstance(x, Tensor) and x.requires_grad for x in inputs):
         raise ValueError("gradcheck expects at least one input tensor to require gradient, but "
-                         "none of the them have requires_grad=True.")
+                         "none of them have requires_grad=True.")
     for k, x in enumerate(inputs):
         if isinstance(x, Tensor) and x.requires_grad:
             if x.is_complex():
