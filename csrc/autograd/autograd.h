@@ -190,7 +190,9 @@ pt_status pt_not_implemented_node(const char *opname, int32_t n, const pt_tensor
                                   int32_t n_outputs, pt_node **out);
 /* The sequence number of the next node (nodes made later run earlier in backward). */
 uint64_t pt_autograd_next_seq(void);
-/* The fallback at the autograd keys for operators without a formula (variable.c). */
+/* Whether tensors of this dtype can require grad (floating point and complex). */
+bool pt_autograd_differentiable_dtype(int32_t dtype);
+/* The fallback at the autograd keys for operators without a formula (node.c). */
 pt_status pt_autograd_fallback_init(void);
 
 /* The Scalar 1 (alpha of the additions that sum gradients). */
