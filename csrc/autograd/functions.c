@@ -510,7 +510,8 @@ static pt_tensor *exclusive_cumprod(arena *a, const pt_tensor *x, int64_t dim)
     const int64_t n = x->sizes[dim];
     pt_tensor *first = keep(a, pt_call_narrow(x, dim, 0, 1));
     if (!first) return NULL;
-    pt_tensor *one = keep(a, pt_call_ones_like(first, -1, -1, NULL, -1, -1));
+    pt_device dev = x->device; /* not ones_like: it would copy negative strides */
+    pt_tensor *one = keep(a, pt_call_ones(first->ndim, first->sizes, x->dtype, -1, &dev, -1));
     if (!one) return NULL;
     if (n == 1) return one;
     pt_tensor *head = keep(a, pt_call_narrow(x, dim, 0, n - 1));
