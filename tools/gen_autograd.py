@@ -11,7 +11,10 @@ derivatives.yaml lists, in PyTorch's format, one entry per differentiable operat
 the formula of its gradient; an input without a formula gets no gradient (its edge is empty), and
 `non_differentiable` as a formula says the same explicitly. `output_differentiability` marks the
 outputs that get a history (integer and bool outputs never do). `result: ...` (forward-mode) is
-read and ignored.
+read and ignored. `node_name: DivBackward0` gives the node the name PyTorch shows for an operator
+that PyTorch differentiates through another (aliases such as divide, composites such as tile);
+the generated C keeps its own unique names. An in-place operator listed by itself (`fill_.Scalar`)
+counts among the entries of its out-of-place name, as PyTorch numbers them.
 
 Formulas are expressions in a small language that reads like PyTorch's (the subset of Python's
 expression grammar that the `ast` module parses):
@@ -25,6 +28,10 @@ expression grammar that the `ast` module parses):
     csrc/autograd/functions.c (HELPERS below).
 Operators are called through their entry points, so formulas are differentiable themselves
 (double backward).
+
+A Tensor[] input (cat's `tensors`) gets one edge per element. Its formula must be the only one of
+the entry and a call of a list helper (result kind TL: it fills one gradient per element, NULL
+for none); `tensors.sizes()` there is the saved sizes of every element (kind LL).
 
 For each entry the generator writes (build/generated/pt_autograd.c):
   - a node type named as PyTorch names it (`MulBackward0`: the operator's name in CamelCase, then
@@ -135,6 +142,26 @@ HELPERS = {
     "gelu_backward": ("pt_ag_gelu_backward", ["T", "T", "str"], "T"),
     "silu_backward": ("pt_ag_silu_backward", ["T", "T"], "T"),
     "zeros_like_grad": ("pt_ag_zeros_like", ["T"], "T"),
+    "div_mode_backward_self": ("pt_ag_div_mode_backward_self", ["T", "T", "str"], "T"),
+    "div_mode_backward_other": ("pt_ag_div_mode_backward_other", ["T", "T", "T", "str"], "T"),
+    "div_scalar_mode_backward": ("pt_ag_div_scalar_mode_backward", ["T", "S", "str"], "T"),
+    "var_mean_backward": ("pt_ag_var_mean_backward", ["T?", "T?", "T", "L?", "S?", "B"], "T"),
+    "std_mean_backward": ("pt_ag_std_mean_backward", ["T?", "T?", "T", "T", "L?", "S?", "B"],
+                          "T"),
+    "vdot_backward": ("pt_ag_vdot_backward", ["T", "T"], "T"),
+    "roll_backward": ("pt_ag_roll_backward", ["T", "L", "L"], "T"),
+    "repeat_backward": ("pt_ag_repeat_backward", ["T", "L", "L"], "T"),
+    "tile_backward": ("pt_ag_tile_backward", ["T", "L", "L"], "T"),
+    "unfold_backward": ("pt_ag_unfold_backward", ["T", "L", "I", "I", "I"], "T"),
+    "take_backward": ("pt_ag_take_backward", ["T", "L", "T"], "T"),
+    "masked_select_backward": ("pt_ag_masked_select_backward", ["T", "L", "T"], "T"),
+    "cross_backward": ("pt_ag_cross_backward", ["T", "T", "L", "I?"], "T"),
+    "narrow_tensor_backward": ("pt_ag_narrow_tensor_backward", ["T", "L", "I", "T", "I"], "T"),
+    "index_backward": ("pt_ag_index_backward", ["T", "L", "TS"], "T"),
+    "index_put_backward_self": ("pt_ag_index_put_backward_self", ["T", "TS", "B"], "T"),
+    "index_put_backward_values": ("pt_ag_index_put_backward_values", ["T", "TS"], "T"),
+    "cat_tensors_backward": ("pt_ag_cat_tensors_backward", ["T", "LL", "I"], "TL"),
+    "stack_tensors_backward": ("pt_ag_stack_tensors_backward", ["T", "LL", "I"], "TL"),
 }
 
 
@@ -281,6 +308,14 @@ class Emitter:
                 raise FormulaError(f"{what}: None for a {kind}")
             return {"T": ["NULL"], "S": ["NULL"], "I": ["NULL"], "L": ["-1, NULL"],
                     "Y": ["-1"]}[base]
+        if base == "TS":
+            if v.kind != "TS":
+                raise FormulaError(f"{what}: expected a saved tensor list, got {v.kind}")
+            return [v.expr]
+        if base == "LL":
+            if v.kind != "LL":
+                raise FormulaError(f"{what}: expected the sizes of a tensor list, got {v.kind}")
+            return [v.expr]
         if base == "T":
             if v.kind not in ("T", "T?"):
                 raise FormulaError(f"{what}: expected a tensor, got {v.kind}")
@@ -360,7 +395,10 @@ class Emitter:
         raise FormulaError(f"{what}: expected a Scalar, got {v.kind}")
 
     def call_helper(self, name, args, kwargs) -> Val:
-        cfn, kinds, _ = HELPERS[name]
+        cfn, kinds, result = HELPERS[name]
+        if result == "TL":
+            raise FormulaError(f"{name} gives a tensor list: only the formula of a Tensor[] "
+                               "input may call it, as the whole formula")
         if kwargs:
             raise FormulaError(f"{name}: helpers take positional arguments")
         if len(args) != len(kinds):
@@ -473,6 +511,7 @@ SAVED_KINDS = {  # schema type -> (node field kind)
     ("int", "[]"): "L", ("SymInt", "[]"): "L", ("int", "[]?"): "L?", ("SymInt", "[]?"): "L?",
     ("bool", ""): "B", ("float", ""): "D", ("float", "?"): "D?", ("ScalarType", "?"): "Y",
     ("ScalarType", ""): "Y", ("str", ""): "str", ("str", "?"): "str?", ("bool", "?"): "B?",
+    ("Tensor", "?[]"): "TS", ("Tensor", "[]"): "TS",
 }
 
 
@@ -488,12 +527,14 @@ class Formula:
 class Derivative:
     entry: Entry
     op: object                  # gen_ops.Op (out-of-place)
-    node: str                   # MulBackward0
+    node: str                   # MulBackward0 (unique among the entries: C identifiers)
     formulas: list              # Formula per differentiable input (schema order)
     diff_inputs: list           # tensor argument names with an edge (schema order)
     output_diff: list           # bool per output
     uses: set = field(default_factory=set)  # names the formulas read
     inplace: list = field(default_factory=list)  # gen_ops.Op of in-place variants
+    display: str = ""           # the name the node reports (node unless node_name says)
+    list_input: Optional[str] = None  # the Tensor[] input with an edge per element
 
 
 class _Collect(ast.NodeVisitor):
@@ -539,13 +580,15 @@ def load(ops: list, path: str = DERIVATIVES, rel: str = DERIVATIVES_REL) -> list
         if [a.name for a in schema.args] != [a.name for a in op.schema.args]:
             raise DeclarationError(f"{where}: the schema's arguments differ from the declaration's")
         base = schema.name.lstrip("_")
+        if base.endswith("_") and any(a.type.write for a in schema.args):
+            base = base[:-1]
         idx = counts.get(base, 0)
         counts[base] = idx + 1
         node = node_base_name(base) + f"Backward{idx}"
         tensor_args = [a.name for a in schema.args if a.type.base == "Tensor"]
         formulas, diff = [], []
         for key, (value, line) in e.fields.items():
-            if key in ("result", "output_differentiability"):
+            if key in ("result", "output_differentiability", "node_name"):
                 continue
             if key not in tensor_args:
                 raise DeclarationError(f"{rel}:{line}: '{key}' is not a tensor argument of "
@@ -560,6 +603,10 @@ def load(ops: list, path: str = DERIVATIVES, rel: str = DERIVATIVES_REL) -> list
         order = {n: i for i, n in enumerate(tensor_args)}
         formulas.sort(key=lambda f: order[f.inputs[0]])
         diff = [f.inputs[0] for f in formulas]
+        lists = [a.name for a in schema.args if a.type.base == "Tensor" and a.type.shape == "[]"]
+        list_input = next((n for n in diff if n in lists), None)
+        if list_input and len(diff) > 1:
+            raise DeclarationError(f"{where}: a Tensor[] input must be the only one with a formula")
         nret = len(schema.returns)
         output_diff = [True] * nret
         if "output_differentiability" in e.fields:
@@ -569,19 +616,38 @@ def load(ops: list, path: str = DERIVATIVES, rel: str = DERIVATIVES_REL) -> list
                 raise DeclarationError(f"{rel}:{line}: expected one True/False per output")
             output_diff = [v == "True" for v in items]
         d = Derivative(e, op, node, formulas, diff, output_diff)
+        d.display = e.fields["node_name"][0] if "node_name" in e.fields else node
+        d.list_input = list_input
         for f in formulas:
             c = _Collect()
             c.visit(f.tree)
             d.uses |= c.names
-        # in-place variants: name_ with the same overload and argument names
-        for other in ops:
-            s = other.schema
-            if s.name == schema.name + "_" and s.overload == schema.overload and other.unboxed \
-                    and [(a.name, a.type.base, a.type.shape) for a in s.args] == \
-                    [(a.name, a.type.base, a.type.shape) for a in schema.args]:
-                d.inplace.append(other)
         derivs.append(d)
+    _attach_inplace(ops, derivs)
     return derivs
+
+
+def _attach_inplace(ops: list, derivs: list) -> None:
+    """In-place variants: name_ with the same arguments, of the same overload or, where the
+    overload names differ (pow_.Scalar for pow.Tensor_Scalar), of the one entry whose arguments
+    match and that no in-place overload of the same name claims."""
+    def sig(schema):
+        return [(a.name, a.type.base, a.type.shape) for a in schema.args]
+    listed = {d.op.schema.full_name for d in derivs}
+    for other in ops:
+        s = other.schema
+        if not s.name.endswith("_") or not other.unboxed or s.full_name in listed:
+            continue
+        same = [d for d in derivs if d.op.schema.name + "_" == s.name
+                and sig(d.op.schema) == sig(s)]
+        exact = [d for d in same if d.op.schema.overload == s.overload]
+        if exact:
+            exact[0].inplace.append(other)
+            continue
+        taken = {o.schema.overload for o in ops if o.schema.name == s.name}
+        loose = [d for d in same if d.op.schema.overload not in taken]
+        if len(loose) == 1:
+            loose[0].inplace.append(other)
 
 
 def _schema_kind(arg) -> str:
@@ -619,6 +685,11 @@ class NodeGen:
                 if arg not in self.args or self.args[arg].type.base != "Tensor":
                     raise DeclarationError(f"{d.entry.name}: {name}: not a tensor argument")
                 kind = {"sizes": "L", "dim": "I", "numel": "I", "scalar_type": "Y"}[attr]
+                if self.args[arg].type.shape == "[]":
+                    if attr != "sizes":
+                        raise DeclarationError(f"{d.entry.name}: {name}: a tensor list has sizes()"
+                                               " only")
+                    kind = "LL"
                 self.fields.append((kind, f"{arg}_{attr}", (arg, attr)))
             elif name in self.args:
                 self.fields.append((_schema_kind(self.args[name]), _cname(name) + "_", name))
@@ -640,6 +711,8 @@ class NodeGen:
                 "I": f"int64_t {fname};", "I?": f"int64_t {fname}; bool {fname}set;",
                 "L": f"int32_t {fname}len; int64_t *{fname};",
                 "L?": f"int32_t {fname}len; int64_t *{fname};",
+                "LL": f"int32_t {fname}n; int32_t *{fname}nd; int64_t *{fname};",
+                "TS": f"int32_t {fname}n; pt_saved_var *{fname};",
                 "B": f"int32_t {fname};", "B?": f"int32_t {fname};", "D": f"double {fname};",
                 "D?": f"double {fname}; bool {fname}set;", "Y": f"int32_t {fname};",
                 "str": f"char *{fname};", "str?": f"char *{fname};",
@@ -659,7 +732,11 @@ class NodeGen:
                 return self.unpack(fname, em, "T")
             if kind in ("T", "T?") and src == name:
                 return self.unpack(fname, em, kind)
+            if kind == "TS" and src == name:  # helpers unpack the list themselves
+                return Val("TS", f"n->{fname}n, n->{fname}, &n->base")
             if isinstance(src, tuple) and name == f"{src[0]}.{src[1]}()":
+                if kind == "LL":
+                    return Val("LL", f"n->{fname}n, n->{fname}nd, n->{fname}")
                 if kind == "L":
                     return Val("L", f"n->{fname}len, n->{fname}")
                 return Val(kind, f"n->{fname}")
@@ -704,6 +781,9 @@ class NodeGen:
         out.append("    PT_UNUSED(outs);")
         out.append("    pt_status st = PT_OK;")
         body_em = Emitter(d.entry, self.ops_by_name, self.lookup, d.entry.name)
+        if d.list_input:
+            self.emit_list_apply(body_em, out)
+            return
         chunks = []
         for i, f in enumerate(d.formulas):
             em = body_em
@@ -742,6 +822,41 @@ class NodeGen:
         out.append("}")
         out.append("")
 
+    def emit_list_apply(self, em, out):
+        """apply of an entry whose one formula fills a gradient per element of a Tensor[]."""
+        f = self.d.formulas[0]
+        t = f.tree
+        where = f"{DERIVATIVES_REL}:{f.line}"
+        if not (isinstance(t, ast.Call) and isinstance(t.func, ast.Name)
+                and HELPERS.get(t.func.id, ("", [], ""))[2] == "TL" and not t.keywords):
+            raise DeclarationError(f"{where}: a Tensor[] input's formula must be one call of a "
+                                   "list helper")
+        cfn, kinds, _ = HELPERS[t.func.id]
+        if len(t.args) != len(kinds):
+            raise DeclarationError(f"{where}: {t.func.id} takes {len(kinds)} arguments")
+        cargs = []
+        try:
+            for i, (a, k) in enumerate(zip(t.args, kinds)):
+                cargs += em.as_kind(em.compile(a), k, f"{t.func.id} argument {i}")
+        except FormulaError as err:
+            raise DeclarationError(f"{where}: {err}")
+        out.extend(em.locals)
+        out.append("    pt_tensor *const g0 = grads[0];")
+        for tmp in em.temps:
+            out.append(f"    pt_tensor *{tmp} = NULL;")
+        out.append("    if (!g0) return PT_OK;")
+        out.extend(em.lines)
+        out.append(f"    st = {cfn}({', '.join(cargs)}, self->n_next, outs);")
+        out.append("    goto done;")
+        out.append("fail: __attribute__((unused));")
+        out.append("    st = pt_error_code() != PT_OK ? pt_error_code() : PT_ERR_RUNTIME;")
+        out.append("done: __attribute__((unused));")
+        for tmp in em.temps:
+            out.append(f"    pt_tensor_release({tmp});")
+        out.append("    return st;")
+        out.append("}")
+        out.append("")
+
     # -------------------------------------------------------- release / destroy / saved
     def emit_release(self, out):
         d = self.d
@@ -752,6 +867,8 @@ class NodeGen:
         for kind, fname, _ in self.fields:
             if kind in ("T", "T?", "R"):
                 out.append(f"    pt_saved_release(&n->{fname});")
+            if kind == "TS":
+                out.append(f"    pt_ag_saved_list_release(n->{fname}n, n->{fname});")
         out.append("}")
         out.append("")
         out.append(f"static void {d.node}_destroy(pt_node *self)")
@@ -759,8 +876,10 @@ class NodeGen:
         out.append(f"    node_{d.node} *n = (node_{d.node} *)self;")
         out.append(f"    {d.node}_release(self);")
         for kind, fname, _ in self.fields:
-            if kind in ("L", "L?", "str", "str?"):
+            if kind in ("L", "L?", "str", "str?", "LL", "TS"):
                 out.append(f"    free(n->{fname});")
+            if kind == "LL":
+                out.append(f"    free(n->{fname}nd);")
         out.append("    PT_UNUSED(n);")
         out.append("}")
         out.append("")
@@ -771,6 +890,8 @@ class NodeGen:
         out.append("    PT_UNUSED(n);")
         out.append("    PT_UNUSED(out);")
         for kind, fname, src in self.fields:
+            if kind in ("LL", "TS"):
+                continue  # no Python view of a list of sizes or of saved tensors
             pyname = (f"result{src}" if src else "result") if kind == "R" else (
                 f"{src[0]}_sym_{src[1].replace('()', '')}" if isinstance(src, tuple) else src)
             if isinstance(src, tuple) and src[1] == "sizes":
@@ -821,7 +942,7 @@ class NodeGen:
         out.append("    return PT_OK;")
         out.append("}")
         out.append("")
-        out.append(f"static const pt_node_vtable {d.node}_vt = {{\"{d.node}\", {d.node}_apply, "
+        out.append(f"static const pt_node_vtable {d.node}_vt = {{\"{d.display}\", {d.node}_apply, "
                    f"{d.node}_release, {d.node}_destroy, {d.node}_saved}};")
         out.append("")
 
@@ -838,6 +959,9 @@ class NodeGen:
         req = []
         for name in d.diff_inputs:
             cn = cargs[name].params[0][1]
+            if name == d.list_input:
+                req.append(f"pt_ag_any_requires_grad({cn}, {cargs[name].params[1][1]})")
+                continue
             req.append(f"pt_requires_grad({cn})")
         out.append("    const bool ag_need = pt_grad_mode_enabled() && (" +
                    (" || ".join(req) if req else "false") + ");")
@@ -849,9 +973,17 @@ class NodeGen:
             w = cargs[written[0].name].params[0][1]
             out.append(f"    if (ag_need) PT_TRY(pt_check_inplace({w}, \"{s.name}\"));")
         out.append("    if (ag_need) {")
-        out.append(f"        PT_TRY(pt_node_new(sizeof *ag_n, &{d.node}_vt, {len(d.diff_inputs)}, "
+        n_edges = (cargs[d.list_input].params[0][1] if d.list_input
+                   else str(len(d.diff_inputs)))
+        out.append(f"        PT_TRY(pt_node_new(sizeof *ag_n, &{d.node}_vt, {n_edges}, "
                    f"{self.nret}, (pt_node **)&ag_n));")
-        for i, name in enumerate(d.diff_inputs):
+        if d.list_input:
+            ln, arr = (p[1] for p in cargs[d.list_input].params[:2])
+            out.append(f"        for (int32_t ag_i = 0; ag_i < {ln}; ag_i++) {{")
+            out.append(f"            ag_st = pt_node_set_next_edge(&ag_n->base, ag_i, {arr}[ag_i]);")
+            out.append("            if (ag_st != PT_OK) goto fail;")
+            out.append("        }")
+        for i, name in enumerate(d.diff_inputs if not d.list_input else []):
             cn = cargs[name].params[0][1]
             out.append(f"        ag_st = pt_node_set_next_edge(&ag_n->base, {i}, {cn});")
             out.append("        if (ag_st != PT_OK) goto fail;")
@@ -862,7 +994,12 @@ class NodeGen:
             if isinstance(src, tuple):
                 arg, attr = src
                 cn = cargs[arg].params[0][1]
-                if attr == "sizes":
+                if kind == "LL":
+                    arr = cargs[arg].params[1][1]
+                    out.append(f"        ag_st = pt_ag_copy_sizes_list({cn}, {arr}, "
+                               f"&ag_n->{fname}n, &ag_n->{fname}nd, &ag_n->{fname});")
+                    out.append("        if (ag_st != PT_OK) goto fail;")
+                elif attr == "sizes":
                     out.append(f"        ag_st = pt_ag_copy_ints(pt_tensor_ndim({cn}), "
                                f"pt_tensor_sizes({cn}), &ag_n->{fname}len, &ag_n->{fname});")
                     out.append("        if (ag_st != PT_OK) goto fail;")
@@ -875,7 +1012,11 @@ class NodeGen:
                 continue
             ca = cargs[src]
             names = [p[1] for p in ca.params]
-            if kind in ("T", "T?"):
+            if kind == "TS":
+                out.append(f"        ag_st = pt_ag_save_list({names[0]}, {names[1]}, "
+                           f"&ag_n->{fname}n, &ag_n->{fname});")
+                out.append("        if (ag_st != PT_OK) goto fail;")
+            elif kind in ("T", "T?"):
                 is_written = inplace and src == written[0].name
                 if is_written:
                     # the original value is about to be overwritten: save a copy

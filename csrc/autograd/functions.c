@@ -4,73 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "functions.h"
-#include "pt_ops.h"
-
-/* ---------------------------------------------------------------- temporaries */
-enum { ARENA_SLOTS = 48 };
-typedef struct {
-    pt_tensor *t[ARENA_SLOTS];
-    int n;
-} arena;
-
-static pt_tensor *keep(arena *a, pt_tensor *t)
-{
-    if (!t) return NULL;
-    if (a->n == ARENA_SLOTS) { /* never with the helpers below; fail rather than leak */
-        pt_tensor_release(t);
-        PT_ERROR(PT_ERR_RUNTIME, "autograd: too many temporaries in a formula helper");
-        return NULL;
-    }
-    a->t[a->n++] = t;
-    return t;
-}
-
-static void arena_free(arena *a)
-{
-    for (int i = 0; i < a->n; i++) pt_tensor_release(a->t[i]);
-    a->n = 0;
-}
-
-/* The result of a helper: a new reference to r (kept in the arena), everything else released. */
-static pt_tensor *finish(arena *a, const pt_tensor *r)
-{
-    if (r) pt_tensor_retain((pt_tensor *)r);
-    arena_free(a);
-    return (pt_tensor *)r;
-}
-
-#define K(var, expr)                                                                               \
-    do {                                                                                           \
-        var = keep(&ar, (expr));                                                                   \
-        if (!var) goto fail;                                                                       \
-    } while (0)
-
-static const pt_scalar S_ZERO = {PT_SCALAR_INT, 0, 0.0, 0.0};
-static const pt_scalar S_ONE = {PT_SCALAR_INT, 1, 0.0, 0.0};
-static const pt_scalar S_TWO = {PT_SCALAR_INT, 2, 0.0, 0.0};
-
-static pt_scalar s_double(double v) { return (pt_scalar){PT_SCALAR_FLOAT, 0, v, 0.0}; }
-
-static double scalar_value(const pt_scalar *s)
-{
-    return s->kind == PT_SCALAR_FLOAT || s->kind == PT_SCALAR_COMPLEX ? s->re : (double)s->i;
-}
-
-/* Wraps dim against n dims (n = 0 takes 0 and -1). -1 on error (recorded). */
-static int64_t wrap(int64_t dim, int32_t n)
-{
-    int32_t out;
-    if (pt_wrap_dim(dim, n, &out) != PT_OK) return -1;
-    return out;
-}
-
-/* Tensor of zeros with grad's dtype and device. */
-static pt_tensor *zeros_for(const pt_tensor *grad, int32_t n, const int64_t *sizes)
-{
-    pt_device dev = grad->device;
-    return pt_call_zeros(n, sizes, grad->dtype, -1, &dev, -1);
-}
+#include "functions_internal.h"
 
 /* The reduced dims as a mask over n dims: none given (nd < 0) or empty means all. */
 static pt_status reduced_mask(int32_t n, int32_t nd, const int64_t *dims, bool *mask)
@@ -139,13 +73,62 @@ pt_status pt_ag_copy_ints(int32_t n, const int64_t *v, int32_t *len, int64_t **o
 
 pt_status pt_ag_save_copy(pt_saved_var *v, const pt_tensor *t)
 {
-    const uint64_t saved = pt_below_autograd_begin();
+    /* cloned through autograd, as PyTorch's self.clone(): the copy keeps t's history, so a
+     * formula that reads it is differentiable again (double backward of pow_ and the like) */
     pt_tensor *c = pt_call_clone(t, -1);
-    pt_below_autograd_end(saved);
     if (!c) return pt_error_code();
     pt_status st = pt_saved_save(v, c, false);
     pt_tensor_release(c);
     return st;
+}
+
+bool pt_ag_any_requires_grad(int32_t n, pt_tensor *const *ts)
+{
+    for (int32_t i = 0; i < n; i++)
+        if (ts[i] && pt_requires_grad(ts[i])) return true;
+    return false;
+}
+
+pt_status pt_ag_copy_sizes_list(int32_t n, pt_tensor *const *ts, int32_t *count, int32_t **ndims,
+                                int64_t **sizes)
+{
+    size_t total = 0;
+    for (int32_t i = 0; i < n; i++) total += (size_t)ts[i]->ndim;
+    *count = n;
+    *ndims = malloc(sizeof(int32_t) * (size_t)(n > 0 ? n : 1));
+    *sizes = malloc(sizeof(int64_t) * (total > 0 ? total : 1));
+    if (!*ndims || !*sizes) {
+        free(*ndims);
+        free(*sizes);
+        *ndims = NULL;
+        *sizes = NULL;
+        return PT_ERROR(PT_ERR_MEMORY, "autograd: out of memory");
+    }
+    int64_t *at = *sizes;
+    for (int32_t i = 0; i < n; i++) {
+        (*ndims)[i] = ts[i]->ndim;
+        memcpy(at, ts[i]->sizes, sizeof(int64_t) * (size_t)ts[i]->ndim);
+        at += ts[i]->ndim;
+    }
+    return PT_OK;
+}
+
+pt_status pt_ag_save_list(int32_t n, pt_tensor *const *ts, int32_t *count, pt_saved_var **vars)
+{
+    *count = 0;
+    *vars = calloc((size_t)(n > 0 ? n : 1), sizeof **vars);
+    if (!*vars) return PT_ERROR(PT_ERR_MEMORY, "autograd: out of memory");
+    for (int32_t i = 0; i < n; i++) {
+        pt_status st = pt_saved_save(&(*vars)[i], ts[i], false);
+        *count = i + 1;
+        if (st != PT_OK) return st;
+    }
+    return PT_OK;
+}
+
+void pt_ag_saved_list_release(int32_t n, pt_saved_var *vars)
+{
+    for (int32_t i = 0; vars && i < n; i++) pt_saved_release(&vars[i]);
 }
 
 /* ---------------------------------------------------------------- shapes */
@@ -527,7 +510,8 @@ static pt_tensor *exclusive_cumprod(arena *a, const pt_tensor *x, int64_t dim)
     const int64_t n = x->sizes[dim];
     pt_tensor *first = keep(a, pt_call_narrow(x, dim, 0, 1));
     if (!first) return NULL;
-    pt_tensor *one = keep(a, pt_call_ones_like(first, -1, -1, NULL, -1, -1));
+    pt_device dev = x->device; /* not ones_like: it would copy negative strides */
+    pt_tensor *one = keep(a, pt_call_ones(first->ndim, first->sizes, x->dtype, -1, &dev, -1));
     if (!one) return NULL;
     if (n == 1) return one;
     pt_tensor *head = keep(a, pt_call_narrow(x, dim, 0, n - 1));
@@ -803,6 +787,70 @@ fail:
     return finish(&ar, NULL);
 }
 
+/* The gradient of element k of cumprod's input, one k at a time, as PyTorch computes it when
+ * the input holds zeros (dividing by the input is then wrong): output[i] with x[k] left out is
+ * prod(x[:k]) * prod(x[k+1:i+1]) for i >= k, and element k gets the sum of those times grad[i].
+ * Quadratic in the dim's size, but built from operators, so it is differentiable again. */
+static pt_tensor *cumprod_omitting(arena *a, const pt_tensor *x, int64_t d, int64_t k)
+{
+    const int64_t n = x->sizes[d];
+    const int64_t k1 = k + 1, zero = 0;
+    pt_tensor *until = NULL, *from = NULL, *ones, *rest, *scaled;
+    if (k > 0) {
+        pt_tensor *head = keep(a, pt_call_slice_Tensor(x, d, &zero, &k, 1));
+        if (!head || !(until = keep(a, pt_call_prod_dim_int(head, d, 1, -1)))) return NULL;
+        if (k == n - 1) return until;
+    }
+    if (!(rest = keep(a, pt_call_slice_Tensor(x, d, &k1, NULL, 1)))) return NULL;
+    if (!(from = keep(a, pt_call_cumprod(rest, d, -1)))) return NULL;
+    if (k == 0) {
+        /* ones of x's shape with dim d of size 1 (ones_like would copy x's strides, which may
+         * be negative) */
+        int64_t shape[PT_MAX_DIMS];
+        memcpy(shape, x->sizes, sizeof(int64_t) * (size_t)x->ndim);
+        shape[d] = 1;
+        pt_device dev = x->device;
+        if (!(ones = keep(a, pt_call_ones(x->ndim, shape, x->dtype, -1, &dev, -1)))) return NULL;
+        pt_tensor *parts[2] = {ones, from};
+        return keep(a, pt_call_cat(2, parts, d));
+    }
+    if (!(scaled = keep(a, pt_call_mul_Tensor(until, from)))) return NULL;
+    pt_tensor *parts[2] = {until, scaled};
+    return keep(a, pt_call_cat(2, parts, d));
+}
+
+static pt_tensor *cumprod_backward_zeros(const pt_tensor *grad, const pt_tensor *self,
+                                         int64_t dim)
+{
+    const int64_t d = wrap(dim, self->ndim);
+    if (d < 0) return NULL;
+    const int64_t n = self->sizes[d];
+    if (n == 1) {
+        pt_tensor_retain((pt_tensor *)grad);
+        return (pt_tensor *)grad;
+    }
+    pt_tensor **pieces = calloc((size_t)n, sizeof *pieces);
+    if (!pieces) {
+        PT_ERROR(PT_ERR_MEMORY, "autograd: out of memory");
+        return NULL;
+    }
+    pt_tensor *r = NULL;
+    int64_t k = 0;
+    for (; k < n; k++) {
+        arena ar = {0};
+        pt_tensor *omitted = cumprod_omitting(&ar, self, d, k), *gk = NULL, *prod = NULL;
+        if (omitted) gk = keep(&ar, pt_call_slice_Tensor(grad, d, &k, NULL, 1));
+        if (gk) prod = keep(&ar, pt_call_mul_Tensor(omitted, gk));
+        pieces[k] = prod ? pt_call_sum_dim_IntList(prod, 1, &d, 1, -1) : NULL;
+        arena_free(&ar);
+        if (!pieces[k]) break;
+    }
+    if (k == n) r = pt_call_cat((int32_t)n, pieces, d);
+    for (int64_t i = 0; i < n; i++) pt_tensor_release(pieces[i]);
+    free(pieces);
+    return r;
+}
+
 pt_tensor *pt_ag_cumprod_backward(const pt_tensor *grad, const pt_tensor *self, int64_t dim,
                                   const pt_tensor *result)
 {
@@ -812,11 +860,7 @@ pt_tensor *pt_ag_cumprod_backward(const pt_tensor *grad, const pt_tensor *self, 
     }
     int64_t zeros = count_zeros(self);
     if (zeros < 0) return NULL;
-    if (zeros > 0) {
-        PT_ERROR(PT_ERR_NOT_IMPLEMENTED, "the derivative of cumprod for an input that holds "
-                 "zeros is not implemented");
-        return NULL;
-    }
+    if (zeros > 0) return cumprod_backward_zeros(grad, self, dim);
     arena ar = {0};
     pt_tensor *gr, *rc, *r;
     K(gr, pt_call_mul_Tensor(grad, result));

@@ -15,6 +15,16 @@ pt_status pt_ag_copy_ints(int32_t n, const int64_t *v, int32_t *len, int64_t **o
 /* Saves a copy of t: the value an in-place kernel overwrites. */
 pt_status pt_ag_save_copy(pt_saved_var *v, const pt_tensor *t);
 
+bool pt_ag_any_requires_grad(int32_t n, pt_tensor *const *ts);
+/* Copies the sizes of n tensors: ndims[i] each, concatenated in sizes (freed with the node). */
+pt_status pt_ag_copy_sizes_list(int32_t n, pt_tensor *const *ts, int32_t *count, int32_t **ndims,
+                                int64_t **sizes);
+
+/* Saves n tensors (NULL elements stay None) into a fresh array (freed with the node); the
+ * release drops what the array holds. */
+pt_status pt_ag_save_list(int32_t n, pt_tensor *const *ts, int32_t *count, pt_saved_var **vars);
+void pt_ag_saved_list_release(int32_t n, pt_saved_var *vars);
+
 /* formula helpers */
 pt_tensor *pt_ag_zeros_like(const pt_tensor *grad);
 pt_tensor *pt_ag_sum_to(const pt_tensor *grad, int32_t n, const int64_t *sizes);
@@ -90,5 +100,55 @@ pt_tensor *pt_ag_index_select_backward(const pt_tensor *grad, int32_t n, const i
                                        int64_t dim, const pt_tensor *index);
 pt_tensor *pt_ag_gather_backward(const pt_tensor *grad, int32_t n, const int64_t *sizes,
                                  int64_t dim, const pt_tensor *index);
+
+/* functions_shape.c */
+pt_tensor *pt_ag_div_mode_backward_self(const pt_tensor *grad, const pt_tensor *other,
+                                        const char *rounding_mode);
+pt_tensor *pt_ag_div_mode_backward_other(const pt_tensor *grad, const pt_tensor *self,
+                                         const pt_tensor *other, const char *rounding_mode);
+pt_tensor *pt_ag_div_scalar_mode_backward(const pt_tensor *grad, const pt_scalar *other,
+                                          const char *rounding_mode);
+pt_tensor *pt_ag_var_mean_backward(const pt_tensor *gvar, const pt_tensor *gmean,
+                                   const pt_tensor *self, int32_t nd, const int64_t *dims,
+                                   const pt_scalar *correction, int32_t keepdim);
+pt_tensor *pt_ag_std_mean_backward(const pt_tensor *gstd, const pt_tensor *gmean,
+                                   const pt_tensor *self, const pt_tensor *std, int32_t nd,
+                                   const int64_t *dims, const pt_scalar *correction,
+                                   int32_t keepdim);
+pt_tensor *pt_ag_vdot_backward(const pt_tensor *grad, const pt_tensor *other);
+pt_tensor *pt_ag_roll_backward(const pt_tensor *grad, int32_t ns, const int64_t *shifts,
+                               int32_t nd, const int64_t *dims);
+pt_tensor *pt_ag_repeat_backward(const pt_tensor *grad, int32_t nr, const int64_t *repeats,
+                                 int32_t n, const int64_t *sizes);
+pt_tensor *pt_ag_tile_backward(const pt_tensor *grad, int32_t nr, const int64_t *reps,
+                               int32_t n, const int64_t *sizes);
+pt_tensor *pt_ag_unfold_backward(const pt_tensor *grad, int32_t n, const int64_t *sizes,
+                                 int64_t dimension, int64_t size, int64_t step);
+pt_tensor *pt_ag_take_backward(const pt_tensor *grad, int32_t n, const int64_t *sizes,
+                               const pt_tensor *index);
+pt_tensor *pt_ag_masked_select_backward(const pt_tensor *grad, int32_t n, const int64_t *sizes,
+                                        const pt_tensor *mask);
+pt_tensor *pt_ag_cross_backward(const pt_tensor *a, const pt_tensor *b, int32_t n,
+                                const int64_t *self_sizes, const int64_t *dim);
+pt_tensor *pt_ag_narrow_tensor_backward(const pt_tensor *grad, int32_t n, const int64_t *sizes,
+                                        int64_t dim, const pt_tensor *start, int64_t length);
+
+/* List helpers: fill outs[0..nout) with one new reference (or NULL: no gradient) per element
+ * of the Tensor[] input whose sizes were saved as (n, ndims, sizes). */
+pt_status pt_ag_cat_tensors_backward(const pt_tensor *grad, int32_t n, const int32_t *ndims,
+                                     const int64_t *sizes, int64_t dim, int32_t nout,
+                                     pt_tensor **outs);
+pt_status pt_ag_stack_tensors_backward(const pt_tensor *grad, int32_t n, const int32_t *ndims,
+                                       const int64_t *sizes, int64_t dim, int32_t nout,
+                                       pt_tensor **outs);
+
+/* advanced indexing: the indices come as the node's saved list (n, vars, owner) */
+pt_tensor *pt_ag_index_backward(const pt_tensor *grad, int32_t n, const int64_t *sizes,
+                                int32_t ni, pt_saved_var *indices, pt_node *owner);
+pt_tensor *pt_ag_index_put_backward_self(const pt_tensor *grad, int32_t ni,
+                                         pt_saved_var *indices, pt_node *owner,
+                                         int32_t accumulate);
+pt_tensor *pt_ag_index_put_backward_values(const pt_tensor *grad, int32_t ni,
+                                           pt_saved_var *indices, pt_node *owner);
 
 #endif

@@ -22,6 +22,9 @@ def _data(shape, domain, rng):
         x = (rng.permutation(n).astype(np.float64) * 0.37 - n * 0.1).reshape(shape)
     elif domain == "nonzero":
         x = np.where(np.abs(x) < 0.3, 0.5, x)
+    elif domain == "zeros":  # zeros at flat positions 1, 2 and 5: one alone, two in a row
+        flat = x.reshape(-1)
+        flat[[i for i in (1, 2, 5) if i < flat.size]] = 0.0
     return x
 
 
@@ -149,6 +152,81 @@ CASES = [
     ("topk", lambda L, a: a.topk(2)[0], [((2, 4), "distinct")]),
     ("chain", lambda L, a, b: ((a * b).sin() + a.exp() / (b * b + 1)).sum(0),
      [((3, 2), "any"), ((2,), "any")]),
+    ("div_floor", lambda L, a, b: L.div(a, b, rounding_mode="floor") + a * b,
+     [((2, 3), "any"), ((2, 3), "pos")]),
+    ("div_trunc_scalar", lambda L, a: L.div(a, 0.7, rounding_mode="trunc") + a, [((4,), "any")]),
+    ("div_mode_none", lambda L, a, b: L.div(a, b, rounding_mode=None),
+     [((2, 3), "any"), ((3,), "nonzero")]),
+    ("divide", lambda L, a, b: L.divide(a, b), [((2, 3), "any"), ((2, 3), "nonzero")]),
+    ("divide_scalar_mode", lambda L, a: L.divide(a, 2.0, rounding_mode=None), [((3,), "any")]),
+    ("true_divide", lambda L, a, b: L.true_divide(a, b), [((2, 3), "any"), ((3,), "nonzero")]),
+    ("remainder", lambda L, a, b: L.remainder(a, b), [((2, 3), "any"), ((2, 3), "pos")]),
+    ("fmod", lambda L, a, b: L.fmod(a, b), [((2, 3), "any"), ((3,), "pos")]),
+    ("arctan2", lambda L, a, b: L.arctan2(a, b), [((3,), "nonzero"), ((3,), "nonzero")]),
+    ("pow_inplace", lambda L, a: (a * 1).pow_(3), [((3,), "any")]),
+    ("pow_inplace_tensor", lambda L, a, b: (a * 1).pow_(b), [((3,), "pos"), ((3,), "any")]),
+    ("vdot", lambda L, a, b: L.vdot(a, b), [((3,), "any"), ((3,), "any")]),
+    ("linalg_cross", lambda L, a, b: (L.linalg.cross(a, b) if L is torch
+                                      else L.linalg_cross(a, b)),
+     [((2, 3), "any"), ((2, 3), "any")]),
+    ("cross_dim", lambda L, a, b: L.cross(a, b, dim=0), [((3, 2), "any"), ((3, 2), "any")]),
+    ("std_mean", lambda L, a: (lambda r: r[0] * 2 + r[1])(L.std_mean(a, 1)), [((2, 3), "any")]),
+    ("std_mean_std_only", lambda L, a: L.std_mean(a, 1)[0], [((2, 3), "any")]),
+    ("std_mean_mean_only", lambda L, a: L.std_mean(a)[1], [((2, 3), "any")]),
+    ("var_mean_correction", lambda L, a: (lambda r: r[0] + r[1] * 3)(
+        L.var_mean(a, 0, correction=0, keepdim=True)), [((2, 3), "any")]),
+    ("var_mean_var_only", lambda L, a: L.var_mean(a, 1)[0], [((2, 3), "any")]),
+    ("sort_stable", lambda L, a: a.sort(dim=1, stable=True)[0], [((2, 4), "distinct")]),
+    ("narrow_tensor", lambda L, a: a.narrow(0, L.tensor(1), 2), [((4, 2), "any")]),
+    ("unfold", lambda L, a: a.unfold(1, 2, 1), [((2, 4), "any")]),
+    ("unfold_step", lambda L, a: a.unfold(0, 2, 3), [((7, 2), "any")]),
+    ("roll", lambda L, a: a.roll((1, -2), (0, 1)), [((2, 3), "any")]),
+    ("roll_flat", lambda L, a: a.roll(2), [((2, 3), "any")]),
+    ("repeat", lambda L, a: a.repeat(2, 1, 3), [((2, 3), "any")]),
+    ("tile", lambda L, a: a.tile((2,)), [((2, 3), "any")]),
+    ("scatter", lambda L, a, b: a.scatter(1, L.tensor([[0, 2], [1, 0]]), b),
+     [((2, 3), "any"), ((2, 2), "any")]),
+    ("scatter_value", lambda L, a: a.scatter(1, L.tensor([[0, 2], [1, 0]]), 2.0),
+     [((2, 3), "any")]),
+    ("scatter_add", lambda L, a, b: a.scatter_add(1, L.tensor([[0, 0], [1, 2]]), b),
+     [((2, 3), "any"), ((2, 2), "any")]),
+    ("take", lambda L, a: a.take(L.tensor([[0, 5], [5, 3]])), [((2, 3), "any")]),
+    ("masked_select", lambda L, a: a.masked_select(L.tensor([True, False, True])),
+     [((2, 3), "any")]),
+    ("masked_select_broadcast", lambda L, a: a.masked_select(L.tensor([[[True], [False]]])),
+     [((2, 3), "any")]),
+    ("fill_tensor", lambda L, a, b: (a * 1).fill_(b) * a, [((2, 3), "any"), ((), "any")]),
+    ("cumprod_zeros", lambda L, a: a.cumprod(1), [((2, 4), "zeros")]),
+    ("cumprod_zeros_1d", lambda L, a: a.cumprod(0), [((6,), "zeros")]),
+    ("prod_zeros", lambda L, a: a.prod(), [((2, 4), "zeros")]),
+    ("prod_dim_zeros", lambda L, a: a.prod(1), [((2, 4), "zeros")]),
+    ("norm_dtype_dim", lambda L, a: L.norm(a, 2, dim=[1], keepdim=False, dtype=L.float64),
+     [((2, 3), "any")]),
+    ("norm_dtype", lambda L, a: L.norm(a, 3, dtype=L.float64), [((2, 3), "nonzero")]),
+    ("cat", lambda L, a, b: L.cat([a, b], 1), [((2, 3), "any"), ((2, 2), "any")]),
+    ("cat_three_neg_dim", lambda L, a, b, c: L.cat([a, b, c, a], -2),
+     [((2, 3), "any"), ((1, 3), "any"), ((3, 3), "any")]),
+    ("cat_with_constant", lambda L, a: L.cat([L.ones(1, 3, dtype=a.dtype), a]),
+     [((2, 3), "any")]),
+    ("cat_legacy_empty", lambda L, a, b: L.cat([a, L.zeros(0, dtype=a.dtype), b]),
+     [((2, 3), "any"), ((1, 3), "any")]),
+    ("index", lambda L, a: a[L.tensor([0, 2, 0])], [((3, 4), "any")]),
+    ("index_two", lambda L, a: a[L.tensor([0, 2, 0]), L.tensor([1, 1, 3])], [((3, 4), "any")]),
+    ("index_after_slice", lambda L, a: a[:, L.tensor([3, 0, 3])], [((3, 4), "any")]),
+    ("index_mask", lambda L, a: a[a > 0], [((3, 4), "nonzero")]),
+    ("index_put", lambda L, a, b: L.index_put(a, (L.tensor([0, 2]),), b.unsqueeze(1)),
+     [((3, 4), "any"), ((2,), "any")]),
+    ("index_put_accumulate", lambda L, a, b: L.index_put(
+        a, (L.tensor([0, 0, 1]), L.tensor([1, 1, 2])), b, True),
+     [((3, 4), "any"), ((3,), "any")]),
+    ("index_put_inplace", lambda L, a, b: (a * 1).index_put_((L.tensor([0, 2]),), b),
+     [((3, 4), "any"), ((4,), "any")]),
+    ("setitem_tensor_index", lambda L, a, b: (
+        lambda c: (c.__setitem__((L.tensor([0, 1]),), b.unsqueeze(1)), c)[1])(a * 1),
+     [((3, 4), "any"), ((2,), "any")]),
+    ("stack", lambda L, a, b: L.stack([a, b], 1), [((2, 3), "any"), ((2, 3), "any")]),
+    ("stack_last", lambda L, a, b, c: L.stack([a, b, c], -1),
+     [((3,), "any"), ((3,), "any"), ((3,), "any")]),
 ]
 IDS = [c[0] for c in CASES]
 
@@ -185,7 +263,9 @@ def test_gradcheck(case, layout):
 
 
 ZERO_D = ["add", "mul", "div", "exp", "log", "sin", "tanh", "sigmoid", "pow_scalar", "sum",
-          "mean", "abs", "clamp", "relu", "sqrt"]
+          "mean", "abs", "clamp", "relu", "sqrt", "div_floor", "div_mode_none", "divide",
+          "remainder", "fmod", "arctan2", "pow_inplace", "pow_inplace_tensor",
+          "cumprod_zeros_1d", "roll_flat", "tile", "fill_tensor", "stack_last"]
 
 
 @pytest.mark.parametrize("name", ZERO_D)
@@ -212,7 +292,11 @@ def test_empty_inputs_get_empty_gradients(name):
 
 GRADGRAD = ["mul", "div", "pow_scalar", "pow_tensor", "exp", "log", "sin", "tanh", "sigmoid",
             "sum_dim", "mean", "mm", "matmul_batched_broadcast", "softmax", "log_softmax",
-            "chain", "sqrt", "std", "norm", "logsumexp", "gelu", "silu", "permute", "expand"]
+            "chain", "sqrt", "std", "norm", "logsumexp", "gelu", "silu", "permute", "expand",
+            "divide", "remainder", "fmod", "arctan2", "pow_inplace_tensor", "vdot",
+            "linalg_cross", "cross_dim", "std_mean", "var_mean_correction", "roll", "repeat",
+            "tile", "scatter", "scatter_add", "div_mode_none", "cat", "stack", "index",
+            "index_two", "index_put", "index_put_accumulate"]
 
 
 @pytest.mark.parametrize("name", GRADGRAD)
@@ -247,7 +331,14 @@ def test_gradients_match_torch(case, dtype):
                                   "expand", "select", "mean", "div", "sub", "neg",
                                   "sum_dim", "mean_dim", "max_dim", "permute", "unsqueeze",
                                   "softmax", "log_softmax", "bmm", "addmm", "clone", "sigmoid",
-                                  "tanh", "clamp_min"])
+                                  "tanh", "clamp_min", "div_mode_none", "divide", "true_divide",
+                                  "divide_scalar_mode", "remainder", "fmod", "arctan2",
+                                  "pow_inplace", "pow_inplace_tensor", "vdot", "linalg_cross",
+                                  "cross_dim", "std_mean_std_only", "var_mean_var_only",
+                                  "sort_stable", "unfold", "roll", "repeat", "tile", "scatter",
+                                  "scatter_value", "scatter_add", "take", "masked_select",
+                                  "cumprod_zeros", "cat", "stack", "index",
+                                  "index_put", "index_put_inplace"])
 def test_node_names_match_torch(name):
     case = next(c for c in CASES if c[0] == name)
     _, arrays = _inputs(case, "contig")
@@ -264,3 +355,79 @@ def test_expanded_leaf_gradient_matches_torch():
     (x * pytensor.tensor([[1.0], [2.0]])).sum().backward()
     (tx * torch.tensor([[1.0], [2.0]])).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy())
+
+
+# Random samples do not depend on their parameters differentiably: PyTorch gives them a node
+# whose gradients are zeros (randint_like: no history at all).
+RANDOM = [
+    ("bernoulli", lambda L, a, p: L.bernoulli(p)),
+    ("bernoulli_tensor_", lambda L, a, p: (a * 1).bernoulli_(p)),
+    ("bernoulli_float_", lambda L, a, p: (a * 1).bernoulli_(0.5)),
+    ("normal_tensor_float", lambda L, a, p: L.normal(a, 1.0)),
+    ("normal_float_tensor", lambda L, a, p: L.normal(1.0, p)),
+    ("normal_tensor_tensor", lambda L, a, p: L.normal(a, p)),
+    ("normal_", lambda L, a, p: (a * 1).normal_()),
+    ("uniform_", lambda L, a, p: (a * 1).uniform_()),
+    ("random_from", lambda L, a, p: (a * 1).random_(2, 5)),
+    ("exponential_", lambda L, a, p: (a * 1).exponential_()),
+    ("cauchy_", lambda L, a, p: (a * 1).cauchy_()),
+    ("log_normal_", lambda L, a, p: (a * 1).log_normal_()),
+    ("geometric_", lambda L, a, p: (a * 1).geometric_(0.5)),
+]
+
+
+@requires_torch
+@pytest.mark.parametrize("case", RANDOM, ids=[c[0] for c in RANDOM])
+def test_random_ops_have_zero_gradients_as_torch(case):
+    rng = np.random.default_rng(4)
+    a, p = rng.standard_normal((2, 3)), rng.uniform(0.2, 0.8, (2, 3))
+    ours = [pytensor.tensor(x, requires_grad=True) for x in (a, p)]
+    theirs = [torch.tensor(x, requires_grad=True) for x in (a, p)]
+    out, ref = case[1](pytensor, *ours), case[1](torch, *theirs)
+    assert out.grad_fn.name() == ref.grad_fn.name()
+    (out.sum() + ours[0].sum() + ours[1].sum()).backward()
+    (ref.sum() + theirs[0].sum() + theirs[1].sum()).backward()
+    for x, y in zip(ours, theirs):
+        np.testing.assert_array_equal(x.grad.numpy(), y.grad.numpy())
+
+
+def test_random_integers_in_place_have_zero_gradients():
+    # the method reaches random_.from for every form, so only the gradients are compared
+    x = pytensor.ones((2, 3), dtype=F64, requires_grad=True)
+    for fill in (lambda t: t.random_(), lambda t: t.random_(5), lambda t: t.random_(2, 5)):
+        x.grad = None
+        out = fill(x * 1)
+        assert out.grad_fn.name().startswith("RandomBackward")
+        out.sum().backward()
+        np.testing.assert_array_equal(x.grad.numpy(), np.zeros((2, 3)))
+
+
+def test_randint_like_output_has_no_history():
+    x = pytensor.ones(3, dtype=F64, requires_grad=True)
+    for out in (pytensor.randint_like(x, 5), pytensor.randint_like(x, 1, 5)):
+        assert out.grad_fn is None and not out.requires_grad
+
+
+@requires_torch
+def test_div_with_rounding_mode_has_zero_gradients_as_torch():
+    a, b = np.array([1.5, -2.5, 3.0]), np.array([0.7, 2.0, -1.1])
+    for mode in ("floor", "trunc"):
+        x, y = (pytensor.tensor(v, requires_grad=True) for v in (a, b))
+        tx, ty = (torch.tensor(v, requires_grad=True) for v in (a, b))
+        out, ref = pytensor.div(x, y, rounding_mode=mode), torch.div(tx, ty, rounding_mode=mode)
+        assert out.grad_fn.name() == ref.grad_fn.name()
+        out.sum().backward()
+        ref.sum().backward()
+        np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())
+        np.testing.assert_array_equal(y.grad.numpy(), ty.grad.numpy())
+
+
+@requires_torch
+def test_cumprod_with_zeros_matches_torch_double_backward_free_path():
+    a = np.array([[2.0, 0.0, 3.0, 0.0, 5.0], [0.0, 1.5, -2.0, 4.0, 0.5]])
+    x = pytensor.tensor(a, requires_grad=True)
+    tx = torch.tensor(a, requires_grad=True)
+    g = np.random.default_rng(5).standard_normal(a.shape)
+    x.cumprod(1).backward(pytensor.tensor(g))
+    tx.cumprod(1).backward(torch.tensor(g))
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-12, atol=1e-12)
