@@ -212,7 +212,7 @@ class BuildExt(build_ext):
 
 setup(
     version=VERSION["__version__"],
-    packages=["pytensor", "pytensor._C", "pytensor.cuda"],
+    packages=["pytensor", "pytensor._C", "pytensor.autograd", "pytensor.cuda"],
     libraries=[("pytensor_core", {
         "sources": CORE_SOURCES,
         "include_dirs": INCLUDE_DIRS,
