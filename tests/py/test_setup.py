@@ -95,3 +95,13 @@ def test_readme_explains_every_pytensor_environment_variable():
     assert "PYTENSOR_CPU_CAPABILITY" in names
     readme = open(os.path.join(ROOT, "README.md")).read()
     assert sorted(n for n in names if n not in readme) == []
+
+
+def test_setup_ships_every_python_package_of_the_source_tree():
+    with open(os.path.join(ROOT, "setup.py"), encoding="utf-8") as f:
+        listed = set(re.findall(r'"(pytensor(?:\.\w+)*)"', f.read()))
+    here = set()
+    for init in glob.glob(os.path.join(ROOT, "pytensor", "**", "__init__.py"), recursive=True):
+        rel = os.path.relpath(os.path.dirname(init), ROOT)
+        here.add(rel.replace(os.sep, "."))
+    assert here <= listed, f"setup.py packages= misses {sorted(here - listed)}"
