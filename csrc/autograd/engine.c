@@ -284,6 +284,23 @@ static pt_status materialize(pt_node *n, pt_tensor **grads)
     return PT_OK;
 }
 
+/* m->grad += g for a non-leaf's .grad (retain_grad, backward(inputs=)): out of place, so a
+ * .grad handed out before stays as it was. */
+static pt_status add_into_grad(pt_autograd_meta *m, pt_tensor *g)
+{
+    pt_tensor *old = m->grad;
+    if (!old) {
+        pt_tensor_retain(g);
+        m->grad = g;
+        return PT_OK;
+    }
+    pt_tensor *s = pt_call_add_Tensor(old, g, &pt_scalar_one);
+    if (!s) return pt_error_code();
+    m->grad = s;
+    pt_tensor_release(old);
+    return PT_OK;
+}
+
 /* Runs one node: hooks, apply, checks. outs get n->n_next new references (or NULL). */
 static pt_status run_node(pt_node *n, pt_tensor **grads, pt_tensor **outs, bool keep_graph)
 {
@@ -299,17 +316,7 @@ static pt_status run_node(pt_node *n, pt_tensor **grads, pt_tensor **outs, bool 
     if (n->retains)
         for (int32_t i = 0; i < n->n_inputs; i++) {
             pt_autograd_meta *m = n->retains[i];
-            if (!m || !m->alive || !grads[i]) continue;
-            pt_tensor *old = m->grad;
-            if (!old) {
-                pt_tensor_retain(grads[i]);
-                m->grad = grads[i];
-            } else {
-                pt_tensor *s = pt_call_add_Tensor(old, grads[i], &pt_scalar_one);
-                if (!s) return pt_error_code();
-                m->grad = s;
-                pt_tensor_release(old);
-            }
+            if (m && m->alive && grads[i]) PT_TRY(add_into_grad(m, grads[i]));
         }
     if (n->n_inputs > 1 || n->needs_all_grads) PT_TRY(materialize(n, grads));
     pt_status st = n->vt->apply(n, grads, outs);
@@ -518,20 +525,8 @@ pt_status pt_autograd_backward(int32_t n, pt_tensor *const *tensors, pt_tensor *
             node_info *e = map_find(&map, caps[k].edge.node);
             const bool retained = pt_autograd_retains_grad(inputs[k]) && e && e->run;
             if (captured[k] && !pt_autograd_is_leaf(inputs[k]) && !retained) {
-                pt_autograd_meta *m = inputs[k]->autograd;
-                pt_tensor *old = m->grad;
-                if (old) {
-                    pt_tensor *s = pt_call_add_Tensor(old, captured[k], &pt_scalar_one);
-                    if (!s) {
-                        st = pt_error_code();
-                        goto done;
-                    }
-                    m->grad = s;
-                    pt_tensor_release(old);
-                } else {
-                    pt_tensor_retain(captured[k]);
-                    m->grad = captured[k];
-                }
+                st = add_into_grad(inputs[k]->autograd, captured[k]);
+                if (st != PT_OK) goto done;
             }
             continue;
         }

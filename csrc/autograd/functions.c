@@ -292,6 +292,25 @@ fail:
     return finish(&ar, NULL);
 }
 
+/* grad where lo (self >= min) and hi (self <= max) both hold, 0 elsewhere; a missing mask holds
+ * everywhere. Consumes lo and hi. */
+static pt_tensor *where_in_range(const pt_tensor *grad, pt_tensor *lo, pt_tensor *hi)
+{
+    arena ar = {0};
+    pt_tensor *mask, *r;
+    if (lo) keep(&ar, lo);
+    if (hi) keep(&ar, hi);
+    if (!lo || !hi) {
+        mask = lo ? lo : hi;
+    } else {
+        K(mask, pt_call_logical_and(lo, hi));
+    }
+    K(r, pt_call_where_ScalarOther(mask, grad, &S_ZERO));
+    return finish(&ar, r);
+fail:
+    return finish(&ar, NULL);
+}
+
 pt_tensor *pt_ag_clamp_backward(const pt_tensor *grad, const pt_tensor *self,
                                 const pt_scalar *min, const pt_scalar *max)
 {
@@ -299,18 +318,14 @@ pt_tensor *pt_ag_clamp_backward(const pt_tensor *grad, const pt_tensor *self,
         pt_tensor_retain((pt_tensor *)grad);
         return (pt_tensor *)grad;
     }
-    arena ar = {0};
-    pt_tensor *mask = NULL, *m2, *r;
-    if (min) K(mask, pt_call_ge_Scalar(self, min));
-    if (max) {
-        K(m2, pt_call_le_Scalar(self, max));
-        if (mask) K(mask, pt_call_logical_and(mask, m2));
-        else mask = m2;
+    pt_tensor *lo = min ? pt_call_ge_Scalar(self, min) : NULL;
+    if (min && !lo) return NULL;
+    pt_tensor *hi = max ? pt_call_le_Scalar(self, max) : NULL;
+    if (max && !hi) {
+        pt_tensor_release(lo);
+        return NULL;
     }
-    K(r, pt_call_where_ScalarOther(mask, grad, &S_ZERO));
-    return finish(&ar, r);
-fail:
-    return finish(&ar, NULL);
+    return where_in_range(grad, lo, hi);
 }
 
 pt_tensor *pt_ag_clamp_backward_tensor(const pt_tensor *grad, const pt_tensor *self,
@@ -320,18 +335,14 @@ pt_tensor *pt_ag_clamp_backward_tensor(const pt_tensor *grad, const pt_tensor *s
         pt_tensor_retain((pt_tensor *)grad);
         return (pt_tensor *)grad;
     }
-    arena ar = {0};
-    pt_tensor *mask = NULL, *m2, *r;
-    if (min) K(mask, pt_call_ge_Tensor(self, min));
-    if (max) {
-        K(m2, pt_call_le_Tensor(self, max));
-        if (mask) K(mask, pt_call_logical_and(mask, m2));
-        else mask = m2;
+    pt_tensor *lo = min ? pt_call_ge_Tensor(self, min) : NULL;
+    if (min && !lo) return NULL;
+    pt_tensor *hi = max ? pt_call_le_Tensor(self, max) : NULL;
+    if (max && !hi) {
+        pt_tensor_release(lo);
+        return NULL;
     }
-    K(r, pt_call_where_ScalarOther(mask, grad, &S_ZERO));
-    return finish(&ar, r);
-fail:
-    return finish(&ar, NULL);
+    return where_in_range(grad, lo, hi);
 }
 
 pt_tensor *pt_ag_clamp_backward_min_tensor(const pt_tensor *grad, const pt_tensor *self,
