@@ -7,7 +7,14 @@
    kept off sys.path (PYTHONSAFEPATH) so that the tests import what was installed.
 Steps 1 and 3 run once per CPU capability the CPU has (PYTENSOR_CPU_CAPABILITY: the best one
 first, then each lower one down to the portable default), so that every kernel variant the build
-compiled for this CPU passes the whole suite; the sanitizer build runs under the best one.
+compiled for this CPU passes its tests; the sanitizer build runs under the best one. The C tests
+are built once per step with as many compilers at once as the CPUs allow (make -j). Under the best
+capability pytest runs every test; under each lower one it runs only the tests whose outcome the
+capability can change (--capability-dependent-only, Note [tests per capability] in
+tests/py/conftest.py): the kernel families' files run in full, while the tests marked
+capability_independent (the start-up, dispatch, schema, autograd, storage and exchange layers,
+hostile-input child processes, and the tests that switch through every capability themselves)
+are deselected there.
 
 Exits non-zero when any step fails, and also when pytest collected no test (its exit status 5).
 
@@ -41,11 +48,20 @@ def capabilities() -> list:
     return [CAPABILITY_NAMES[i] for i in range(best, -1, -1)]
 
 
+def build_jobs() -> int:
+    """The compilers make runs at once: one per CPU this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
 def c_tests(sanitize: bool, capability: str) -> bool:
     label = "C tests (ASan+UBSan)" if sanitize else "C tests"
     label += f", {capability} kernels"
     print(f"== {label}", flush=True)
-    cmd = ["make", "--no-print-directory", "-s", "-C", os.path.join(ROOT, "tests", "c")]
+    cmd = ["make", "--no-print-directory", "-s", f"-j{build_jobs()}", "-C",
+           os.path.join(ROOT, "tests", "c")]
     if sanitize:
         cmd.append("SAN=1")
     env = dict(os.environ, ASAN_OPTIONS="detect_leaks=1:abort_on_error=0",
@@ -60,11 +76,14 @@ def c_tests(sanitize: bool, capability: str) -> bool:
     return ok
 
 
-def py_tests(args: list, capability: str) -> bool:
-    print(f"== pytest, {capability} kernels", flush=True)
+def py_tests(args: list, capability: str, best: bool) -> bool:
+    """pytest under `capability`: every test under the best one, else the dependent ones."""
+    scope = [] if best else ["--capability-dependent-only"]
+    print(f"== pytest, {capability} kernels{'' if best else ', capability-dependent tests'}",
+          flush=True)
     env = dict(os.environ, PYTHONSAFEPATH="1", PYTENSOR_CPU_CAPABILITY=capability)
-    rc = subprocess.call([sys.executable, "-m", "pytest", os.path.join(ROOT, "tests", "py"), *args],
-                         cwd=ROOT, env=env)
+    rc = subprocess.call([sys.executable, "-m", "pytest", os.path.join(ROOT, "tests", "py"),
+                          *scope, *args], cwd=ROOT, env=env)
     if rc == 5:
         print("pytest collected no test: FAILED", flush=True)
     return rc == 0
@@ -81,7 +100,8 @@ def main(argv: list) -> int:
     results = [(f"C tests ({cap})", c_tests(False, cap)) for cap in caps] if run_c else []
     if sanitize:
         results.append((f"C tests ASan+UBSan ({caps[0]})", c_tests(True, caps[0])))
-    results += [(f"pytest ({cap})", py_tests(pytest_args or ["-q"], cap)) for cap in caps]
+    results += [(f"pytest ({cap})", py_tests(pytest_args or ["-q"], cap, cap == caps[0]))
+                for cap in caps]
     print("== summary: " + "; ".join(f"{name} {'ok' if ok else 'FAILED'}" for name, ok in results),
           flush=True)
     return 0 if all(ok for _, ok in results) else 1

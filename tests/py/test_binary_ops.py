@@ -159,6 +159,7 @@ def test_zero_dim_empty_and_broadcast(name, shapes):
     _close(getattr(pytensor, name)(_pt(a), _pt(b)), BINARY[name][0](a, b), BINARY[name][3])
 
 
+@pytest.mark.capability_independent  # selects every capability itself
 @pytest.mark.parametrize("n", [1, 31, 65537, 200003])
 @pytest.mark.parametrize("name", ["div", "floor_divide", "remainder", "fmod", "pow", "maximum",
                                   "atan2", "lt", "ne", "logical_or", "bitwise_and",

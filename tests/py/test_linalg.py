@@ -447,6 +447,8 @@ def test_init_report_names_the_blas_configuration():
     assert phases["blas"] == line
 
 
+# The portable kernel is one build for every capability (gemm_portable.c is not in csrc/kernels/cpu).
+@pytest.mark.capability_independent
 @pytest.mark.skipif(PORTABLE, reason="this run already uses the portable kernel")
 def test_the_portable_kernel_passes_this_module():
     env = dict(os.environ, PYTENSOR_BLAS="portable")

@@ -225,6 +225,7 @@ def _digest(capability: str, threads: str) -> str:
     return out.stdout.strip()
 
 
+@pytest.mark.capability_independent  # starts a child per capability itself
 def test_one_seed_gives_the_same_numbers_under_every_capability_and_thread_count():
     names = [ffi.string(lib.pt_cpu_capability_name(c)).decode()
              for c in range(lib.pt_cpu_capability_detected() + 1)]
@@ -232,6 +233,7 @@ def test_one_seed_gives_the_same_numbers_under_every_capability_and_thread_count
     assert len(set(digests.values())) == 1, digests
 
 
+@pytest.mark.capability_independent  # selects every capability itself
 @pytest.mark.parametrize("dtype", FLOATS, ids=str)
 def test_switching_capabilities_in_process_keeps_the_bits(dtype):
     in_use = lib.pt_cpu_capability()

@@ -481,6 +481,7 @@ def test_sum_accuracy_at_least_numpy_pairwise():
     assert err_c <= max(err_cnp, 1e-6 * max(exact_c))
 
 
+@pytest.mark.capability_independent  # selects every capability itself
 def test_every_cpu_capability_agrees_with_the_default_loops():
     detected = lib.pt_cpu_capability_detected()
     xs = [_values((1000, 37), torch.float32), _values((37, 1000), torch.float64).t(),

@@ -105,3 +105,64 @@ def test_setup_ships_every_python_package_of_the_source_tree():
         rel = os.path.relpath(os.path.dirname(init), ROOT)
         here.add(rel.replace(os.sep, "."))
     assert here <= listed, f"setup.py packages= misses {sorted(here - listed)}"
+
+
+# ---------------------------------------------------------------- tests per capability
+
+KERNEL_FILES = ["test_binary_ops.py", "test_unary.py", "test_reductions.py", "test_softmax.py",
+                "test_linalg.py", "test_small_gemm.py", "test_random.py", "test_random_normal.py",
+                "test_random_ops.py", "test_numpy_oracle.py", "test_operators.py",
+                "test_cpu_kernels.py", "test_loop_perf_paths.py"]
+
+
+def test_kernel_families_and_new_files_run_under_every_capability():
+    import conftest  # the rule of Note [tests per capability]
+    for name in KERNEL_FILES + ["test_a_new_kernel_family.py"]:
+        assert os.path.exists(os.path.join(HERE, name)) or name.startswith("test_a_new")
+        assert not conftest.capability_independent_file(os.path.join(HERE, name)), name
+
+
+def test_autograd_files_run_under_the_best_capability_only():
+    import conftest
+    for name in ("test_autograd.py", "test_autograd_formulas.py", "test_autograd_views.py",
+                 "test_autograd_hooks.py", "test_autograd_complex.py", "test_inference_mode.py"):
+        assert conftest.capability_independent_file(os.path.join(HERE, name)), name
+
+
+@pytest.mark.skipif(not os.path.exists(os.path.join(ROOT, "tools", "run_tests.py")),
+                    reason="source tree not available")
+def test_run_tests_deselects_independent_tests_under_lower_capabilities_only(monkeypatch):
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    try:
+        import run_tests
+    finally:
+        sys.path.pop(0)
+    calls = []
+    monkeypatch.setattr(run_tests.subprocess, "call",
+                        lambda cmd, **kw: calls.append((cmd, kw["env"])) or 0)
+    assert run_tests.py_tests(["-q"], "avx2", best=True)
+    assert run_tests.py_tests(["-q"], "default", best=False)
+    (best, best_env), (lower, lower_env) = calls
+    assert "--capability-dependent-only" not in best and best[-1] == "-q"
+    assert "--capability-dependent-only" in lower and lower[-1] == "-q"
+    assert best_env["PYTENSOR_CPU_CAPABILITY"] == "avx2"
+    assert lower_env["PYTENSOR_CPU_CAPABILITY"] == "default"
+
+
+def test_the_option_deselects_exactly_the_marked_tests(tmp_path):
+    # A lower capability's run keeps a kernel file whole and drops an autograd file and the
+    # tests marked capability_independent.
+    files = [os.path.join(HERE, f) for f in ("test_softmax.py", "test_dispatch_keys.py")]
+    args = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--collect-only", "-q"]
+    full = subprocess.run(args + files, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    low = subprocess.run(args + ["--capability-dependent-only"] + files, cwd=ROOT,
+                         capture_output=True, text=True, timeout=600)
+    ids = lambda out: {line for line in out.splitlines() if "::" in line}  # noqa: E731
+    full_ids, low_ids = ids(full.stdout), ids(low.stdout)
+    assert full.returncode == 0 and low.returncode == 0, full.stdout[-2000:] + low.stdout[-2000:]
+    dropped = full_ids - low_ids
+    assert low_ids < full_ids
+    assert all("test_dispatch_keys.py" in i or "every_capability" in i for i in dropped), dropped
+    assert not any("test_dispatch_keys.py" in i for i in low_ids)
+    assert sum("test_softmax.py" in i for i in low_ids) == \
+        sum("test_softmax.py" in i for i in full_ids) - 1

@@ -113,6 +113,7 @@ def test_meta():
     assert pt.log_softmax(m, 0, dtype=pt.float64).dtype == pt.float64
 
 
+@pytest.mark.capability_independent  # selects every capability itself
 def test_every_capability_matches_the_default():
     """AVX2 and AVX-512 give the same bits; the default kernels' exp is the portable one, without
     FMAs (Note [vector exp]), so their results agree within a few float32 ulp."""

@@ -277,8 +277,10 @@ def ulp_error(got: np.ndarray, ref: np.ndarray) -> np.ndarray:
 
 # (function, float64 reference, positive range, allowed ulp). The float-arithmetic kernels (exp,
 # sigmoid, tanh) are within 2.5 ulp (exp within 1.01), the double-arithmetic ones within 1
-# (Note [vec_math accuracy]); the suite runs once per capability, so each build's kernels are held
-# to the bound.
+# (Note [vec_math accuracy]). Each capability's kernels are held to the bound: the test selects
+# every capability the CPU has in turn (so it runs under the best one only, Note [tests per
+# capability] in conftest.py), computes the float64 reference once, and measures the error of each
+# distinct result (AVX2 and AVX-512 give the same bits, and most functions every capability).
 ACCURACY = [
     ("exp", torch.exp, (1e-30, 88.8), 1.01),
     ("sigmoid", torch.sigmoid, (1e-30, 110.0), 2.5),
@@ -299,15 +301,38 @@ ACCURACY = [
 ]
 
 
+# Elements per step of the comparison: the float64 temporaries of a 256K-element step stay in the
+# caches, where whole-array ones (up to 88M elements) spent more time faulting in fresh pages than
+# computing (4.9 s against 1.6 s for log).
+ULP_CHUNK = 1 << 18
+
+
+@pytest.mark.capability_independent
 @pytest.mark.parametrize("fn,ref,rng,bound", ACCURACY, ids=[a[0] for a in ACCURACY])
 def test_float32_ulp_bound(fn, ref, rng, bound):
     pos = dense_float32(*rng)
     x = np.concatenate([pos, -pos])
-    got = getattr(pt, fn)(pt.from_numpy(x)).numpy()
-    want = ref(torch.from_numpy(x.astype(np.float64))).numpy()
-    err = ulp_error(got, want)
-    worst = int(np.argmax(err))
-    assert err[worst] <= bound, (fn, float(x[worst]), float(got[worst]), float(want[worst]))
+    px = pt.from_numpy(x)
+    results = []  # (capabilities, result): one entry per distinct set of bits
+    in_use = lib.pt_cpu_capability()
+    try:
+        for cap in range(lib.pt_cpu_capability_detected() + 1):
+            assert lib.pt_cpu_capability_select(cap) == 0
+            got = getattr(pt, fn)(px).numpy()
+            same = [r for r in results if np.array_equal(r[1].view(np.uint32), got.view(np.uint32))]
+            if same:
+                same[0][0].append(cap)
+            else:
+                results.append(([cap], got))
+    finally:
+        assert lib.pt_cpu_capability_select(in_use) == 0
+    for s in range(0, x.size, ULP_CHUNK):
+        want = ref(torch.from_numpy(x[s:s + ULP_CHUNK].astype(np.float64))).numpy()
+        for caps, got in results:
+            err = ulp_error(got[s:s + ULP_CHUNK], want)
+            worst = int(np.argmax(err))
+            assert err[worst] <= bound, (fn, caps, float(x[s + worst]), float(got[s + worst]),
+                                         float(want[worst]))
 
 
 # ---------------------------------------------------------------- capabilities, threads, meta
@@ -340,6 +365,7 @@ def _close_in_ulp(a: bytes, b: bytes, bound: float) -> bool:
     return bool(np.all(ulp_error(x.astype(np.float32), y) <= bound))
 
 
+@pytest.mark.capability_independent  # selects every capability itself
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "float16"])
 def test_every_capability_matches_the_default(dtype):
     x = sample(dtype, n=1000, seed=3) if dtype != "int32" else sample(dtype, n=1000)
