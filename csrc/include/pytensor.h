@@ -628,6 +628,12 @@ PT_API int32_t pt_autograd_output_nr(const pt_tensor *t);
 PT_API int64_t pt_autograd_version(const pt_tensor *t);
 PT_API pt_tensor *pt_autograd_grad(const pt_tensor *t);  /* new reference, NULL when none */
 PT_API pt_node *pt_autograd_grad_fn(const pt_tensor *t); /* new reference, NULL when none */
+/* grad_fn, regenerating the history of a view whose base (or a sibling) was written in place
+ * since; PyTorch's RuntimeError for a view that may not be rebased. *out: new reference/NULL. */
+PT_API pt_status pt_autograd_grad_fn_of(const pt_tensor *t, pt_node **out);
+/* _is_view() and _base: whether t is a view, and its root base (new reference, NULL if none). */
+PT_API int32_t pt_autograd_is_view(const pt_tensor *t);
+PT_API pt_tensor *pt_autograd_view_base(const pt_tensor *t);
 /* Sets .grad (NULL clears it); the caller checks shape, dtype and device. */
 PT_API pt_status pt_autograd_set_grad(pt_tensor *t, const pt_tensor *grad);
 PT_API pt_status pt_autograd_retain_grad(pt_tensor *t);
