@@ -211,6 +211,11 @@ pt_tensor *pt_ag_as_strided_backward(const pt_tensor *grad, int32_t in_ndim,
                                      int64_t in_offset, int32_t out_ndim, const int64_t *out_sizes,
                                      const int64_t *out_strides, int64_t out_offset);
 
+/* torch's diagonal_backward: zeros of `sizes` with grad written on the diagonal; operator calls
+ * all through, so that it is differentiable itself. New reference, NULL on failure. */
+pt_tensor *pt_ag_diagonal_backward(const pt_tensor *grad, int32_t n, const int64_t *sizes,
+                                   int64_t offset, int64_t dim1, int64_t dim2);
+
 /* ---------------------------------------------------------------- saved variables */
 typedef struct pt_saved_var {
     pt_tensor *data;   /* NULL: nothing saved (or undefined) */

@@ -111,6 +111,15 @@ static bool may_overlap(int32_t nd, const int64_t *sizes, const int64_t *strides
 }
 
 /* ---------------------------------------------------------------- as_strided_backward */
+/* The status of an operator call whose result is not needed. */
+static pt_status call_done(pt_tensor *r)
+{
+    if (!r) return pt_error_code() != PT_OK ? pt_error_code() : PT_ERR_RUNTIME;
+    pt_tensor_release(r);
+    return PT_OK;
+}
+
+
 /* The storage index of every element of a geometry (row-major), as an int64 tensor. */
 static pt_tensor *flat_indices(int32_t nd, const int64_t *sizes, const int64_t *strides,
                                int64_t offset, int64_t numel, pt_device device)
@@ -205,6 +214,20 @@ pt_tensor *pt_ag_as_strided_backward(const pt_tensor *grad, int32_t in_ndim,
     return st == PT_OK ? result : NULL;
 }
 
+pt_tensor *pt_ag_diagonal_backward(const pt_tensor *grad, int32_t n, const int64_t *sizes,
+                                   int64_t offset, int64_t dim1, int64_t dim2)
+{
+    pt_tensor *z = pt_call_zeros(n, sizes, grad->dtype, PT_LAYOUT_STRIDED, &grad->device, 0);
+    if (!z) return NULL;
+    pt_tensor *d = NULL;
+    pt_status st = pt_tensor_diagonal(z, offset, dim1, dim2, &d);
+    if (st == PT_OK) st = call_done(pt_call_copy_(d, grad, 0));
+    pt_tensor_release(d);
+    if (st == PT_OK) return z;
+    pt_tensor_release(z);
+    return NULL;
+}
+
 /* ---------------------------------------------------------------- AsStridedBackward0 */
 /* The node a view whose history went stale gets: its gradient goes to the base's current edge
  * through as_strided_backward (PyTorch names it after the as_strided formula it stands for). */
@@ -279,13 +302,6 @@ static const char backward_twice[] =
     "call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward "
     "through the graph a second time or if you need to access saved tensors after calling "
     "backward.";
-
-static pt_status call_done(pt_tensor *r)
-{
-    if (!r) return pt_error_code() != PT_OK ? pt_error_code() : PT_ERR_RUNTIME;
-    pt_tensor_release(r);
-    return PT_OK;
-}
 
 /* Note [CopySlices] */
 static pt_status copy_slices_apply(pt_node *self, pt_tensor *const *grads, pt_tensor **outs)
@@ -377,9 +393,13 @@ pt_status pt_view_track(const pt_tensor *t, pt_tensor *out)
     pt_tensor_release(out->view_base);
     out->view_base = base;
     if (!base->autograd) return PT_OK; /* no history to go stale: stays without metadata */
+    /* Under no_grad the view has no history and keeps none until the base changes, as in
+     * PyTorch. With grad on, an autograd kernel gives the view its history next; a view made
+     * around the dispatcher (internal code, formulas' scratch views) gets one when it is used
+     * (pt_view_refresh), so that it never silently cuts the graph. */
     pt_autograd_meta *m = pt_autograd_meta_of(out);
     if (!m) return PT_ERR_MEMORY;
-    m->view_tracked = true;
+    m->view_tracked = !pt_grad_mode_enabled();
     m->view_version = pt_version_value(out);
     return PT_OK;
 }

@@ -276,6 +276,9 @@ PT_API pt_status pt_tensor_narrow(const pt_tensor *t, int64_t dim, int64_t start
 PT_API pt_status pt_tensor_slice(const pt_tensor *t, int64_t dim, int64_t start, int64_t end,
                                  int64_t step, pt_tensor **out);
 PT_API pt_status pt_tensor_select(const pt_tensor *t, int64_t dim, int64_t index, pt_tensor **out);
+/* torch's diagonal: a view of the diagonal of dims dim1 and dim2, offset above it (< 0: below). */
+PT_API pt_status pt_tensor_diagonal(const pt_tensor *t, int64_t offset, int64_t dim1, int64_t dim2,
+                                    pt_tensor **out);
 PT_API pt_status pt_tensor_unfold(const pt_tensor *t, int64_t dim, int64_t size, int64_t step,
                                   pt_tensor **out);
 /* Reverses one dim by a negative stride (used for NumPy/DLPack exchange and tests). */
