@@ -308,7 +308,20 @@ def _install(tensor_cls, wrap) -> None:
         _set_grad(self, None)
 
     def _grad_fn(self):
-        return Node._new(lib.pt_autograd_grad_fn(self._h))
+        # a view written through its base (or a sibling) gets its history regenerated here
+        out = ffi.new("pt_node **")
+        st = lib.pt_autograd_grad_fn_of(self._h, out)
+        if st:
+            _raise(st)
+        return Node._new(out[0])
+
+    def _is_view(self) -> bool:
+        """Whether this tensor is a view of another (its ``_base``)."""
+        return bool(lib.pt_autograd_is_view(self._h))
+
+    def _get_base(self):
+        b = lib.pt_autograd_view_base(self._h)
+        return None if b == ffi.NULL else _wrap(b)
 
     def _is_leaf(self) -> bool:
         return bool(lib.pt_autograd_is_leaf(self._h))
@@ -375,6 +388,8 @@ def _install(tensor_cls, wrap) -> None:
     tensor_cls.grad_fn = property(_grad_fn)
     tensor_cls.is_leaf = property(_is_leaf)
     tensor_cls._version = property(_version)
+    tensor_cls._is_view = _is_view
+    tensor_cls._base = property(_get_base)
     tensor_cls.output_nr = property(_output_nr)
     tensor_cls.retains_grad = property(_retains_grad)
     tensor_cls.retain_grad = retain_grad

@@ -200,7 +200,9 @@ def _mask_fill(t: Tensor, mask: Tensor, value) -> bool:
 
 def setitem(t: Tensor, index, value) -> None:
     """``t[index] = value``: numbers fill, tensors and nested lists are broadcast and cast."""
-    if isinstance(index, Tensor) and type(value) in (int, float) and _mask_fill(t, index, value):
+    # the masked_fill_ shortcut would record MaskedFillBackward0 where torch records index_put_
+    if isinstance(index, Tensor) and type(value) in (int, float) and \
+            not lib.pt_autograd_requires_grad(t._h) and _mask_fill(t, index, value):
         return
     entries = index if isinstance(index, tuple) else (index,)
     if _has_advanced(entries):

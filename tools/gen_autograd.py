@@ -40,7 +40,8 @@ For each entry the generator writes (build/generated/pt_autograd.c):
     and the `_saved_<name>` accessor;
   - the Autograd kernel of the operator, and of its in-place variant (`mul_.Tensor`) when one is
     declared: it finds whether any input requires grad, makes the node and its edges, saves what
-    the formulas use, redispatches below autograd and makes the outputs the node's.
+    the formulas use, redispatches below autograd and makes the outputs the node's (an in-place
+    write into a view rebases the view's base: pt_rebase_history, csrc/autograd/views.c).
 gen_ops.py adds these kernels to the registrations at the Autograd key.
 
 Usage: imported by gen_ops.py; `python3 tools/gen_autograd.py --check` parses the formulas.
@@ -153,6 +154,7 @@ HELPERS = {
     "repeat_backward": ("pt_ag_repeat_backward", ["T", "L", "L"], "T"),
     "tile_backward": ("pt_ag_tile_backward", ["T", "L", "L"], "T"),
     "unfold_backward": ("pt_ag_unfold_backward", ["T", "L", "I", "I", "I"], "T"),
+    "diagonal_backward": ("pt_ag_diagonal_backward", ["T", "L", "I", "I", "I"], "T"),
     "take_backward": ("pt_ag_take_backward", ["T", "L", "T"], "T"),
     "masked_select_backward": ("pt_ag_masked_select_backward", ["T", "L", "T"], "T"),
     "cross_backward": ("pt_ag_cross_backward", ["T", "T", "L", "I?"], "T"),
@@ -1074,7 +1076,11 @@ class NodeGen:
                 continue
             r = ret_names[i]
             out.append(f"    if (pt_ag_differentiable(*{r})) {{")
-            out.append(f"        ag_st = pt_set_history(*{r}, &ag_n->base, {i});")
+            if inplace and i == 0:
+                # a written view rebases its base's history (Note [CopySlices], views.c)
+                out.append(f"        ag_st = pt_rebase_history(*{r}, &ag_n->base);")
+            else:
+                out.append(f"        ag_st = pt_set_history(*{r}, &ag_n->base, {i});")
             out.append("        if (ag_st != PT_OK) goto fail_out;")
             out.append("    }")
         for kind, fname, src in self.fields:

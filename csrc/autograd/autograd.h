@@ -20,6 +20,27 @@
  * set holds no autograd key, so a call that passes through an autograd kernel is bumped once, by
  * the kernel's redispatch, before the kernel saves its result (PyTorch's ADInplaceOrView, folded
  * into the entry points instead of taking a dispatch hop of its own).
+ *
+ * Note [view tracking]
+ * Every view a view function of csrc/core/view.c makes (and so every output of an operator whose
+ * schema returns an alias `Tensor(a)`) holds its root base in `view_base` - the first tensor of
+ * the chain that is not a view - and records in `view_creation` how it was made (PyTorch's
+ * CreationMeta). That costs a plain view one reference count and one thread-local read; nothing
+ * else is recorded, since the view's own sizes, strides and storage offset regenerate it from the
+ * base (PyTorch's as_strided fallback). detach(), .data and saved aliases are not views.
+ * Autograd reads the link three ways (views.c):
+ *  - a view requires grad when its base does, and its key set holds the autograd keys when its
+ *    base has metadata (pt_tensor_keys), so that writes into it and reads of it after the base
+ *    changed reach the autograd kernels;
+ *  - an in-place operation on a view rebases the base's history (pt_rebase_history): the base's
+ *    grad_fn becomes a CopySlices node holding the base's previous edge, both geometries and the
+ *    operation's node;
+ *  - a view's history is valid for the version of the shared counter it was set at
+ *    (view_version); a view read after it, its base or a sibling view was written in place gets a
+ *    new AsStridedBackward0 node on the base's current history (pt_view_refresh), as PyTorch
+ *    regenerates grad_fn when it is read.
+ * A view that requires grad and was made in no_grad mode, by a function returning several views,
+ * or inside a custom Function may not be written in place (PyTorch's errors, same text).
  */
 #ifndef PT_AUTOGRAD_H
 #define PT_AUTOGRAD_H
@@ -143,9 +164,15 @@ void pt_autograd_meta_release(pt_autograd_meta *m);
 /* Frees what a dying tensor holds of autograd (called by pt_tensor_release). */
 void pt_autograd_tensor_free(pt_tensor *t);
 
+static inline bool pt_meta_requires_grad(const pt_autograd_meta *m)
+{
+    return m && (m->requires_grad || m->grad_fn);
+}
+/* A view requires grad when its base does (Note [view tracking]). */
 static inline bool pt_requires_grad(const pt_tensor *t)
 {
-    return t && t->autograd && (t->autograd->requires_grad || t->autograd->grad_fn);
+    return t && (pt_meta_requires_grad(t->autograd) ||
+                 (t->view_base && pt_meta_requires_grad(t->view_base->autograd)));
 }
 /* The edge a gradient for t flows along: its grad_fn and output_nr, or the AccumulateGrad node of
  * a leaf that requires grad (made on demand); {NULL, 0} otherwise. New reference in out->node. */
@@ -154,6 +181,40 @@ pt_status pt_gradient_edge(const pt_tensor *t, pt_edge *out);
 pt_status pt_set_history(pt_tensor *t, pt_node *node, int32_t output_nr);
 /* The check every in-place autograd kernel makes on the tensor it writes. */
 pt_status pt_check_inplace(const pt_tensor *t, const char *opname);
+
+/* ---------------------------------------------------------------- views (views.c) */
+/* How a view was made (PyTorch's CreationMeta); values fixed, appended only. */
+typedef enum pt_view_creation {
+    PT_VIEW_DEFAULT = 0,
+    PT_VIEW_IN_CUSTOM_FUNCTION = 1,
+    PT_VIEW_MULTI_OUTPUT_NODE = 2,
+    PT_VIEW_NO_GRAD_MODE = 3,
+    PT_VIEW_INFERENCE_MODE = 4,
+} pt_view_creation;
+/* Makes out (fresh, over t's storage) a view of t: root base, creation kind, and for a base
+ * that autograd knows the version its (absent) history is valid for (Note [view tracking]). */
+pt_status pt_view_track(const pt_tensor *t, pt_tensor *out);
+/* Gives a view whose history is stale (its version moved since it was set) a new
+ * AsStridedBackward0 node on its base's current history; PyTorch's errors for views that may
+ * not be rebased. Nothing for tensors that are not views. */
+pt_status pt_view_refresh(pt_tensor *t);
+/* Makes node the history of t written in place by the node's operation: t's own grad_fn, or,
+ * for a view, a CopySlices node as its base's grad_fn and a regenerated grad_fn for t. */
+pt_status pt_rebase_history(pt_tensor *t, pt_node *node);
+/* The errors of an in-place write into view t that autograd records (creation kind). */
+pt_status pt_view_check_inplace(const pt_tensor *t);
+/* torch's as_strided_backward: the gradient of `input` (geometry in_*) from grad of its view
+ * with geometry out_* (same storage): sums where the view overlaps itself, divides where the
+ * input does. New reference, NULL on failure (error recorded). */
+pt_tensor *pt_ag_as_strided_backward(const pt_tensor *grad, int32_t in_ndim,
+                                     const int64_t *in_sizes, const int64_t *in_strides,
+                                     int64_t in_offset, int32_t out_ndim, const int64_t *out_sizes,
+                                     const int64_t *out_strides, int64_t out_offset);
+
+/* torch's diagonal_backward: zeros of `sizes` with grad written on the diagonal; operator calls
+ * all through, so that it is differentiable itself. New reference, NULL on failure. */
+pt_tensor *pt_ag_diagonal_backward(const pt_tensor *grad, int32_t n, const int64_t *sizes,
+                                   int64_t offset, int64_t dim1, int64_t dim2);
 
 /* ---------------------------------------------------------------- saved variables */
 typedef struct pt_saved_var {

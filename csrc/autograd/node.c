@@ -214,9 +214,10 @@ static int32_t count_tensors(const pt_ivalue *v)
 }
 
 /* Gives the results on the stack from `base` on (tensors and the tensors of lists, in order)
- * a NotImplemented node with edges to the n inputs. */
+ * a NotImplemented node with edges to the n inputs. A result that is the tensor the call wrote
+ * in place rebases its history (a view's base gets a CopySlices node: Note [view tracking]). */
 static pt_status attach_not_implemented(const char *opname, pt_tensor *const *ins, int32_t n,
-                                        pt_stack *stack, int32_t base)
+                                        const pt_tensor *written, pt_stack *stack, int32_t base)
 {
     int32_t n_outputs = 0;
     for (int32_t i = base; i < stack->size; i++) n_outputs += count_tensors(&stack->items[i]);
@@ -228,7 +229,9 @@ static pt_status attach_not_implemented(const char *opname, pt_tensor *const *in
     for (int32_t i = base, r = 0; st == PT_OK && i < stack->size; i++) {
         pt_ivalue *v = &stack->items[i];
         if (v->tag == PT_IV_TENSOR) {
-            if (v->t && pt_autograd_differentiable_dtype(v->t->dtype)) st = pt_set_history(v->t, node, r);
+            if (v->t && pt_autograd_differentiable_dtype(v->t->dtype))
+                st = v->t == written && n_outputs == 1 ? pt_rebase_history(v->t, node)
+                                                       : pt_set_history(v->t, node, r);
             r += v->t ? 1 : 0;
         } else if (v->tag == PT_IV_TENSOR_LIST || v->tag == PT_IV_OPT_TENSOR_LIST) {
             for (int64_t j = 0; st == PT_OK && v->tensors && j < v->len; j++, r++)
@@ -254,6 +257,7 @@ static pt_status autograd_fallback(const pt_op *op, int32_t key, uint64_t keyset
     const int32_t base = stack->size - nargs;
     bool any = false;
     int32_t n_edges = 0;
+    const pt_tensor *written = NULL; /* borrowed: kept by ins */
     if (plan && !plan->vararg && pt_grad_mode_enabled()) {
         for (int32_t i = 0; i < nargs; i++) {
             const pt_ivalue *v = &stack->items[base + i];
@@ -278,7 +282,10 @@ static pt_status autograd_fallback(const pt_op *op, int32_t key, uint64_t keyset
                                     (int)(op->name + op->base_len - name), name);
                 }
                 const pt_ivalue *v = &stack->items[base + i];
-                if (v->tag == PT_IV_TENSOR && v->t) PT_TRY(pt_check_inplace(v->t, op->name));
+                if (v->tag == PT_IV_TENSOR && v->t) {
+                    PT_TRY(pt_check_inplace(v->t, op->name));
+                    if (!written) written = v->t;
+                }
             }
     }
     /* The node is made after the call: a Tensor[] result gives one node output per tensor,
@@ -301,7 +308,7 @@ static pt_status autograd_fallback(const pt_op *op, int32_t key, uint64_t keyset
     uint64_t saved = pt_below_autograd_begin();
     pt_status st = pt_dispatch_call(op, stack);
     pt_below_autograd_end(saved);
-    if (st == PT_OK && ins) st = attach_not_implemented(op->name, ins, n_edges, stack, base);
+    if (st == PT_OK && ins) st = attach_not_implemented(op->name, ins, n_edges, written, stack, base);
     for (int32_t k = 0; ins && k < n_edges; k++) pt_tensor_release(ins[k]);
     free(ins);
     return st;

@@ -368,16 +368,12 @@ pt_status pt_gradient_edge(const pt_tensor *t, pt_edge *out)
 {
     out->node = NULL;
     out->input_nr = 0;
-    if (!t || !t->autograd) return PT_OK;
+    if (!t) return PT_OK;
+    /* a view read after an in-place write into it, its base or a sibling: Note [view tracking] */
+    if (t->view_base) PT_TRY(pt_view_refresh((pt_tensor *)t));
+    if (!t->autograd) return PT_OK;
     pt_autograd_meta *m = t->autograd;
     if (m->grad_fn) {
-        if (m->view_tracked && pt_version_value(t) != m->view_version)
-            return PT_ERROR(PT_ERR_NOT_IMPLEMENTED,
-                            "a view (output %d of %s) is used after its base or another view of "
-                            "it was modified in place; rebasing the view's history on such a "
-                            "change is not supported yet: take the view again after the "
-                            "in-place operation, or make the operation out of place",
-                            (int)m->output_nr, m->grad_fn->name);
         out->node = m->grad_fn;
         pt_node_retain(m->grad_fn);
         out->input_nr = m->output_nr;
@@ -400,36 +396,40 @@ pt_status pt_set_history(pt_tensor *t, pt_node *node, int32_t output_nr)
     m->grad_fn = node;
     m->output_nr = output_nr;
     m->requires_grad = false; /* a non-leaf requires grad through its grad_fn */
-    m->view_tracked = t->is_view;
+    m->view_tracked = t->view_base != NULL;
     m->view_version = pt_version_value(t);
+    /* a view among several outputs of one node (split, unbind, chunk) may not be written in
+       place: rebasing it would drop its siblings' gradients (Note [view tracking]) */
+    if (t->view_base && node->n_inputs > 1 && t->view_creation == PT_VIEW_DEFAULT)
+        t->view_creation = PT_VIEW_MULTI_OUTPUT_NODE;
     pt_node_release(old);
     return PT_OK;
 }
 
+/* Custom Functions: a view they return keeps their backward, which an in-place write would
+ * bypass, so it is marked as PyTorch marks it. */
 pt_status pt_autograd_set_history(pt_tensor *t, pt_node *node, int32_t output_nr)
 {
     if (!t || !node) return PT_ERROR(PT_ERR_VALUE, "set_history: tensor and node are required");
-    return pt_set_history(t, node, output_nr);
+    PT_TRY(pt_set_history(t, node, output_nr));
+    if (t->view_base) t->view_creation = PT_VIEW_IN_CUSTOM_FUNCTION;
+    return PT_OK;
 }
 
 pt_status pt_check_inplace(const pt_tensor *t, const char *opname)
 {
+    PT_UNUSED(opname);
     if (!pt_grad_mode_enabled()) return PT_OK;
+    if (t->view_base) {
+        PT_TRY(pt_view_check_inplace(t));
+        const pt_autograd_meta *bm = t->view_base->autograd;
+        if (pt_requires_grad(t) && !(bm && bm->grad_fn))
+            return PT_ERROR(PT_ERR_RUNTIME, "a view of a leaf Variable that requires grad is "
+                            "being used in an in-place operation.");
+    }
     if (t->autograd && t->autograd->requires_grad && !t->autograd->grad_fn)
         return PT_ERROR(PT_ERR_RUNTIME, "a leaf Variable that requires grad is being used in an "
                         "in-place operation.");
-    /* a view made straight from a leaf that requires grad: its node's first edge is the
-       leaf's AccumulateGrad */
-    const pt_node *fn = t->is_view && t->autograd ? t->autograd->grad_fn : NULL;
-    if (fn && fn->n_next > 0 && fn->next[0].node && fn->next[0].node->vt == &accumulate_vt)
-        return PT_ERROR(PT_ERR_RUNTIME, "a view of a leaf Variable that requires grad is being "
-                        "used in an in-place operation.");
-    if (t->is_view)
-        return PT_ERROR(PT_ERR_NOT_IMPLEMENTED,
-                        "%s: an in-place operation on a view, where autograd records it, is not "
-                        "supported yet (the view's base would need its history rebased); write "
-                        "it out of place, or clone the view first",
-                        opname);
     return PT_OK;
 }
 
@@ -567,7 +567,12 @@ pt_status pt_autograd_set_requires_grad(pt_tensor *t, int32_t requires_grad)
 }
 
 int32_t pt_autograd_requires_grad(const pt_tensor *t) { return pt_requires_grad(t); }
-int32_t pt_autograd_is_leaf(const pt_tensor *t) { return !(t->autograd && t->autograd->grad_fn); }
+int32_t pt_autograd_is_leaf(const pt_tensor *t)
+{
+    pt_node *fn = pt_autograd_grad_fn(t);
+    pt_node_release(fn);
+    return fn == NULL;
+}
 int32_t pt_autograd_retains_grad(const pt_tensor *t)
 {
     return t->autograd && t->autograd->retains_grad;
@@ -585,11 +590,32 @@ pt_tensor *pt_autograd_grad(const pt_tensor *t)
     return g;
 }
 
-pt_node *pt_autograd_grad_fn(const pt_tensor *t)
+pt_status pt_autograd_grad_fn_of(const pt_tensor *t, pt_node **out)
 {
+    *out = NULL;
+    if (t->view_base) PT_TRY(pt_view_refresh((pt_tensor *)t));
     pt_node *n = t->autograd ? t->autograd->grad_fn : NULL;
     pt_node_retain(n);
+    *out = n;
+    return PT_OK;
+}
+
+pt_node *pt_autograd_grad_fn(const pt_tensor *t)
+{
+    pt_node *n;
+    if (pt_autograd_grad_fn_of(t, &n) == PT_OK) return n;
+    pt_error_clear(); /* a view that may not be rebased keeps the history it had */
+    n = t->autograd ? t->autograd->grad_fn : NULL;
+    pt_node_retain(n);
     return n;
+}
+
+int32_t pt_autograd_is_view(const pt_tensor *t) { return t->view_base != NULL; }
+
+pt_tensor *pt_autograd_view_base(const pt_tensor *t)
+{
+    if (t->view_base) pt_tensor_retain(t->view_base);
+    return t->view_base;
 }
 
 pt_status pt_autograd_set_grad(pt_tensor *t, const pt_tensor *grad)

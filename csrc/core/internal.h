@@ -173,12 +173,14 @@ struct pt_tensor {
     int32_t layout;
     bool wrapped_number; /* Note [wrapped numbers] (pytensor.h) */
     bool is_view;        /* made by a view op from another tensor's storage (autograd checks it) */
+    uint8_t view_creation; /* how a view was made: pt_view_creation (csrc/autograd/autograd.h) */
     pt_device device;
     int64_t *sizes;   /* points into inline_dims or to a heap block of 2 * ndim */
     int64_t *strides; /* sizes + ndim */
     int64_t inline_dims[2 * PT_INLINE_DIMS];
     struct pt_autograd_meta *autograd; /* NULL: takes no part in autograd (Note [autograd metadata]) */
     _Atomic(pt_version *) version;     /* shared with views; NULL reads as 0 (Note [version counters]) */
+    struct pt_tensor *view_base; /* a view's root base, owned; NULL otherwise (Note [view tracking]) */
 };
 
 /* Metadata helpers shared by tensor.c, view.c and the kernels. */
@@ -239,13 +241,16 @@ typedef struct pt_kernel {
     void *ctx;
     const char *debug;
 } pt_kernel;
-/* The key bits of a tensor: its device's backend key, and the matching autograd key when it has
- * autograd metadata (Note [autograd metadata] in csrc/autograd/autograd.h). */
+/* The key bits of a tensor: its device's backend key, and the matching autograd key when it or
+ * the base it is a view of has autograd metadata (Note [autograd metadata] and Note [view
+ * tracking] in csrc/autograd/autograd.h): an in-place write into a view of a tracked base, or a
+ * read of it after the base changed, must reach the autograd layer. */
 static inline uint64_t pt_tensor_keys(const pt_tensor *t)
 {
     if (!t) return 0;
     uint64_t k = (uint64_t)1 << t->device.type;
-    return t->autograd ? k | (k << PT_KEY_AUTOGRAD_CPU) : k;
+    return t->autograd || (t->view_base && t->view_base->autograd) ? k | (k << PT_KEY_AUTOGRAD_CPU)
+                                                                   : k;
 }
 /* Increments t's version counter (csrc/autograd/variable.c; Note [version counters] in
  * csrc/autograd/autograd.h). */

@@ -207,6 +207,8 @@ static pt_status tensor_new(pt_storage *storage, int32_t dtype, int32_t ndim, co
     t->wrapped_number = false;
     t->device = storage->device;
     t->is_view = false;
+    t->view_creation = 0;
+    t->view_base = NULL;
     t->autograd = NULL;
     atomic_init(&t->version, NULL);
     *out = t;
@@ -321,6 +323,7 @@ void pt_tensor_release(pt_tensor *t)
     if (!t || !pt_refcount_drop(&t->refcount)) return;
     if (t->autograd || atomic_load_explicit(&t->version, memory_order_relaxed))
         pt_autograd_tensor_free(t);
+    if (t->view_base) pt_tensor_release(t->view_base); /* a root base: no deeper recursion */
     pt_storage_release(t->storage);
     dims_free(t);
     pt_cached_object_free(PT_CACHED_TENSOR, t);

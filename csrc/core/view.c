@@ -16,11 +16,12 @@
 
 enum { LIST_CHARS = 256 }; /* a few shapes per message; the error slot holds 1 KiB */
 
-/* A view shares its base's version counter (Note [version counters]). */
+/* A view shares its base's version counter (Note [version counters]) and records its root base
+ * and how it was made (Note [view tracking] in csrc/autograd/autograd.h). */
 static pt_status share_version(const pt_tensor *t, pt_tensor **out)
 {
-    (*out)->is_view = true;
     pt_status st = pt_version_share(t, *out);
+    if (st == PT_OK) st = pt_view_track(t, *out);
     if (st != PT_OK) {
         pt_tensor_release(*out);
         *out = NULL;
@@ -176,9 +177,10 @@ pt_status pt_tensor_reshape(const pt_tensor *t, int32_t ndim, const int64_t *siz
     PT_TRY(infer_size(ndim, sizes, t->numel, shape));
     if (compute_stride(t, ndim, shape, strides))
         return make_view(t, ndim, shape, strides, t->offset, out);
+    /* a copy is no view of anything (torch's _unsafe_view of a clone) */
     pt_tensor *copy;
     PT_TRY(pt_tensor_clone(t, PT_MEMORY_FORMAT_CONTIGUOUS, &copy));
-    pt_status st = make_view(copy, ndim, shape, NULL, copy->offset, out);
+    pt_status st = pt_tensor_make(copy->storage, copy->dtype, ndim, shape, NULL, copy->offset, out);
     pt_tensor_release(copy);
     return st;
 }
@@ -408,6 +410,41 @@ pt_status pt_tensor_select(const pt_tensor *t, int64_t dim, int64_t index, pt_te
         strides[j++] = t->strides[i];
     }
     return make_view(t, t->ndim - 1, sizes, strides, offset, out);
+}
+
+/* torch's diagonal: dims dim1 and dim2 go, a last dim walks their diagonal (offset > 0: above
+ * it, in dim2's direction). */
+pt_status pt_tensor_diagonal(const pt_tensor *t, int64_t offset, int64_t dim1, int64_t dim2,
+                             pt_tensor **out)
+{
+    int32_t a, b;
+    PT_TRY(pt_wrap_dim(dim1, t->ndim, &a));
+    PT_TRY(pt_wrap_dim(dim2, t->ndim, &b));
+    if (a == b)
+        return PT_ERROR(PT_ERR_RUNTIME, "diagonal dimensions cannot be identical %lld, %lld",
+                        (long long)dim1, (long long)dim2);
+    int64_t n;
+    if (offset >= 0)
+        n = t->sizes[b] - offset < t->sizes[a] ? t->sizes[b] - offset : t->sizes[a];
+    else
+        n = t->sizes[a] + offset < t->sizes[b] ? t->sizes[a] + offset : t->sizes[b];
+    if (n < 0) n = 0;
+    int64_t start = t->offset;
+    if (n > 0)
+        PT_TRY(offset_add(t->offset, offset >= 0 ? offset : -offset,
+                          offset >= 0 ? t->strides[b] : t->strides[a], &start));
+    int64_t sizes[PT_MAX_DIMS], strides[PT_MAX_DIMS];
+    int32_t k = 0;
+    for (int32_t d = 0; d < t->ndim; d++) {
+        if (d == a || d == b) continue;
+        sizes[k] = t->sizes[d];
+        strides[k++] = t->strides[d];
+    }
+    sizes[k] = n;
+    if (__builtin_add_overflow(t->strides[a], t->strides[b], &strides[k]))
+        return PT_ERROR(PT_ERR_RUNTIME, "diagonal: stride %lld + %lld overflows int64",
+                        (long long)t->strides[a], (long long)t->strides[b]);
+    return make_view(t, k + 1, sizes, strides, start, out);
 }
 
 /* torch's unfold: dim d becomes the number of windows and a new last dim walks one window. */

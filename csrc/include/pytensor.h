@@ -276,6 +276,9 @@ PT_API pt_status pt_tensor_narrow(const pt_tensor *t, int64_t dim, int64_t start
 PT_API pt_status pt_tensor_slice(const pt_tensor *t, int64_t dim, int64_t start, int64_t end,
                                  int64_t step, pt_tensor **out);
 PT_API pt_status pt_tensor_select(const pt_tensor *t, int64_t dim, int64_t index, pt_tensor **out);
+/* torch's diagonal: a view of the diagonal of dims dim1 and dim2, offset above it (< 0: below). */
+PT_API pt_status pt_tensor_diagonal(const pt_tensor *t, int64_t offset, int64_t dim1, int64_t dim2,
+                                    pt_tensor **out);
 PT_API pt_status pt_tensor_unfold(const pt_tensor *t, int64_t dim, int64_t size, int64_t step,
                                   pt_tensor **out);
 /* Reverses one dim by a negative stride (used for NumPy/DLPack exchange and tests). */
@@ -628,6 +631,12 @@ PT_API int32_t pt_autograd_output_nr(const pt_tensor *t);
 PT_API int64_t pt_autograd_version(const pt_tensor *t);
 PT_API pt_tensor *pt_autograd_grad(const pt_tensor *t);  /* new reference, NULL when none */
 PT_API pt_node *pt_autograd_grad_fn(const pt_tensor *t); /* new reference, NULL when none */
+/* grad_fn, regenerating the history of a view whose base (or a sibling) was written in place
+ * since; PyTorch's RuntimeError for a view that may not be rebased. *out: new reference/NULL. */
+PT_API pt_status pt_autograd_grad_fn_of(const pt_tensor *t, pt_node **out);
+/* _is_view() and _base: whether t is a view, and its root base (new reference, NULL if none). */
+PT_API int32_t pt_autograd_is_view(const pt_tensor *t);
+PT_API pt_tensor *pt_autograd_view_base(const pt_tensor *t);
 /* Sets .grad (NULL clears it); the caller checks shape, dtype and device. */
 PT_API pt_status pt_autograd_set_grad(pt_tensor *t, const pt_tensor *grad);
 PT_API pt_status pt_autograd_retain_grad(pt_tensor *t);

@@ -176,7 +176,14 @@ class Function(metaclass=_FunctionMeta):
                     _raise(st)
                 target = o
             elif id(o) in input_ids:
-                target = o.detach()  # an input returned as it is: a new alias gets the history
+                # an input returned as it is: a new view of it gets the history (so that
+                # writing it in place is refused as in torch: Note [view tracking])
+                from .._tensor import _call
+
+                h = o._h
+                target = _call(lib.pt_tensor_as_strided, h, lib.pt_tensor_ndim(h),
+                               lib.pt_tensor_sizes(h), lib.pt_tensor_strides(h),
+                               lib.pt_tensor_offset(h))
                 outs[i] = target
             else:
                 target = o

@@ -351,3 +351,193 @@ PT_TEST(autograd_engine_refuses_roots_without_history)
               "only Tensors of floating point and complex dtype can require gradients");
     pt_tensor_release(ints);
 }
+
+/* ---------------------------------------------------------------- views (views.c) */
+static const char *grad_fn_name(const pt_tensor *t)
+{
+    pt_node *n = pt_autograd_grad_fn(t);
+    const char *name = n ? pt_node_name(n) : "";
+    pt_node_release(n); /* the tensor keeps it */
+    return name;
+}
+
+PT_TEST(autograd_views_record_their_root_base_and_how_they_were_made)
+{
+    const double v[4] = {1, 2, 3, 4};
+    pt_tensor *x = vec(4, v);
+    CHECK(x);
+    pt_tensor *a = pt_call_narrow(x, 0, 1, 3);
+    CHECK(a);
+    pt_tensor *b = pt_call_select_int(a, 0, 1); /* a view of a view points at the first base */
+    CHECK(b);
+    CHECK(a->view_base == x && b->view_base == x && pt_autograd_is_view(b));
+    CHECK(a->view_creation == PT_VIEW_DEFAULT);
+    /* a plain base gives its views no metadata and no autograd key */
+    CHECK(a->autograd == NULL && b->autograd == NULL);
+    CHECK(pt_tensor_keys(b) == ((uint64_t)1 << PT_KEY_CPU));
+    pt_autograd_set_grad_enabled(0);
+    pt_tensor *c = pt_call_narrow(a, 0, 0, 1);
+    pt_autograd_set_grad_enabled(1);
+    CHECK(c && c->view_creation == PT_VIEW_NO_GRAD_MODE && c->view_base == x);
+    pt_tensor *d;
+    CHECK_OK(pt_autograd_detach(a, &d)); /* detach is not a view */
+    CHECK(d->view_base == NULL && !pt_autograd_is_view(d));
+    pt_tensor *base = pt_autograd_view_base(c);
+    CHECK(base == x);
+    pt_tensor_release(base);
+    pt_tensor_release(d);
+    pt_tensor_release(c);
+    pt_tensor_release(a); /* b keeps x, not a */
+    CHECK(values(b)[0] == 3);
+    pt_tensor_release(x);
+    pt_tensor_release(b);
+}
+
+PT_TEST(autograd_in_place_on_a_view_gives_the_base_a_copy_slices_node)
+{
+    const double v[4] = {1, 2, 3, 4};
+    pt_tensor *w = vec(4, v);
+    CHECK(w);
+    CHECK_OK(pt_autograd_set_requires_grad(w, 1));
+    pt_tensor *x = pt_call_clone(w, PT_MEMORY_FORMAT_CONTIGUOUS);
+    CHECK(x);
+    pt_tensor *view = pt_call_narrow(x, 0, 1, 2);
+    CHECK(view);
+    pt_scalar three = {PT_SCALAR_INT, 3, 0.0, 0.0};
+    pt_tensor *r = pt_call_mul__Scalar(view, &three);
+    CHECK(r);
+    pt_tensor_release(r);
+    CHECK(strcmp(grad_fn_name(x), "CopySlices") == 0);
+    CHECK(strcmp(grad_fn_name(view), "AsStridedBackward0") == 0);
+    pt_tensor *sq = pt_call_mul_Tensor(x, x);
+    pt_tensor *s = sq ? pt_call_sum(sq, -1) : NULL;
+    CHECK(s);
+    CHECK_OK(backward1(s, 0));
+    /* d/dw sum(x^2) with x = w * [1, 3, 3, 1]: 2 * w * [1, 9, 9, 1] */
+    pt_tensor *g = pt_autograd_grad(w);
+    CHECK(g && values(g)[0] == 2 && values(g)[1] == 36 && values(g)[2] == 54 && values(g)[3] == 8);
+    pt_tensor_release(g);
+    pt_tensor_release(s);
+    pt_tensor_release(sq);
+    pt_tensor_release(view);
+    pt_tensor_release(x);
+    pt_tensor_release(w);
+}
+
+PT_TEST(autograd_writing_a_tensor_that_requires_grad_into_a_plain_view_tracks_the_base)
+{
+    int64_t n = 3;
+    pt_tensor *x = pt_call_zeros(1, &n, PT_FLOAT64, PT_LAYOUT_STRIDED, &CPU, 0);
+    pt_tensor *y = scalar_one();
+    CHECK(x && y);
+    CHECK_OK(pt_autograd_set_requires_grad(y, 1));
+    pt_tensor *view = pt_call_select_int(x, 0, 1);
+    CHECK(view && !pt_autograd_requires_grad(x));
+    pt_tensor *r = pt_call_copy_(view, y, 0);
+    CHECK(r);
+    pt_tensor_release(r);
+    CHECK(pt_autograd_requires_grad(x) && strcmp(grad_fn_name(x), "CopySlices") == 0);
+    const double c[3] = {5, 7, 11};
+    pt_tensor *k = vec(3, c);
+    pt_tensor *m = k ? pt_call_mul_Tensor(x, k) : NULL;
+    pt_tensor *s = m ? pt_call_sum(m, -1) : NULL;
+    CHECK(s);
+    CHECK_OK(backward1(s, 0));
+    pt_tensor *g = pt_autograd_grad(y);
+    CHECK(g && values(g)[0] == 7);
+    pt_tensor_release(g);
+    pt_tensor_release(s);
+    pt_tensor_release(m);
+    pt_tensor_release(k);
+    pt_tensor_release(view);
+    pt_tensor_release(y);
+    pt_tensor_release(x);
+}
+
+PT_TEST(autograd_a_view_read_after_its_base_changed_regenerates_its_history)
+{
+    const double v[4] = {1, 2, 3, 4};
+    pt_tensor *w = vec(4, v);
+    CHECK(w);
+    CHECK_OK(pt_autograd_set_requires_grad(w, 1));
+    pt_tensor *x = pt_call_clone(w, PT_MEMORY_FORMAT_CONTIGUOUS);
+    pt_tensor *view = x ? pt_call_narrow(x, 0, 1, 2) : NULL;
+    CHECK(view);
+    CHECK(strcmp(grad_fn_name(view), "NarrowBackward0") == 0);
+    pt_scalar two = {PT_SCALAR_INT, 2, 0.0, 0.0};
+    pt_tensor *r = pt_call_mul__Scalar(x, &two);
+    CHECK(r);
+    pt_tensor_release(r);
+    CHECK(strcmp(grad_fn_name(view), "AsStridedBackward0") == 0);
+    pt_tensor *s = pt_call_sum(view, -1);
+    CHECK(s);
+    CHECK_OK(backward1(s, 0));
+    pt_tensor *g = pt_autograd_grad(w);
+    CHECK(g && values(g)[0] == 0 && values(g)[1] == 2 && values(g)[2] == 2 && values(g)[3] == 0);
+    pt_tensor_release(g);
+    pt_tensor_release(s);
+    pt_tensor_release(view);
+    pt_tensor_release(x);
+    pt_tensor_release(w);
+}
+
+PT_TEST(autograd_a_view_made_under_no_grad_is_not_written_in_place_with_grad_on)
+{
+    const double v[2] = {1, 2};
+    pt_tensor *w = vec(2, v);
+    CHECK(w);
+    CHECK_OK(pt_autograd_set_requires_grad(w, 1));
+    pt_tensor *x = pt_call_clone(w, PT_MEMORY_FORMAT_CONTIGUOUS);
+    CHECK(x);
+    pt_autograd_set_grad_enabled(0);
+    pt_tensor *view = pt_call_select_int(x, 0, 0);
+    pt_autograd_set_grad_enabled(1);
+    CHECK(view && pt_autograd_requires_grad(view));
+    pt_scalar two = {PT_SCALAR_INT, 2, 0.0, 0.0};
+    CHECK(pt_call_mul__Scalar(view, &two) == NULL);
+    CHECK(strstr(pt_error_message(), "A view was created in no_grad mode and is being modified "
+                                     "inplace with grad mode enabled."));
+    pt_tensor *leaf_view = pt_call_select_int(w, 0, 1);
+    CHECK(leaf_view);
+    CHECK(pt_call_mul__Scalar(leaf_view, &two) == NULL);
+    CHECK(strstr(pt_error_message(), "a view of a leaf Variable that requires grad"));
+    pt_tensor_release(leaf_view);
+    pt_tensor_release(view);
+    pt_tensor_release(x);
+    pt_tensor_release(w);
+}
+
+PT_TEST(autograd_as_strided_backward_sums_overlapping_views_and_shares_overlapping_inputs)
+{
+    const double v[3] = {1, 2, 3};
+    pt_tensor *grad = NULL;
+    int64_t gs[2] = {2, 3};
+    CHECK_OK(pt_tensor_empty(2, gs, PT_FLOAT64, CPU, &grad));
+    double *gd = (double *)pt_tensor_data(grad);
+    for (int i = 0; i < 6; i++) gd[i] = i + 1;
+    /* the view expands a 3-vector to 2 x 3 (stride 0): each element gets its column's sum */
+    const int64_t in_size[1] = {3}, in_stride[1] = {1};
+    const int64_t out_stride[2] = {0, 1};
+    pt_tensor *r = pt_ag_as_strided_backward(grad, 1, in_size, in_stride, 0, 2, gs, out_stride, 0);
+    CHECK(r && values(r)[0] == 5 && values(r)[1] == 7 && values(r)[2] == 9);
+    pt_tensor_release(r);
+    /* an input whose two elements share one storage element splits that element's gradient */
+    pt_tensor *g1 = vec(3, v);
+    const int64_t in2_size[1] = {2}, in2_stride[1] = {0};
+    const int64_t out2_size[1] = {1}, out2_stride[1] = {1};
+    CHECK(g1);
+    pt_tensor *one = NULL;
+    CHECK_OK(pt_tensor_select(g1, 0, 2, &one));
+    pt_tensor *flat = NULL;
+    CHECK_OK(pt_tensor_unsqueeze(one, 0, &flat));
+    r = pt_ag_as_strided_backward(flat, 1, in2_size, in2_stride, 0, 1, out2_size, out2_stride, 0);
+    CHECK(r);
+    const double *rv = (const double *)pt_tensor_data(r);
+    CHECK(pt_tensor_ndim(r) == 1 && pt_tensor_sizes(r)[0] == 2 && rv[0] == 1.5 &&
+          pt_tensor_strides(r)[0] == 0);
+    pt_tensor_release(r);
+    pt_tensor_release(flat);
+    pt_tensor_release(one);
+    pt_tensor_release(g1);
+    pt_tensor_release(grad);
+}

@@ -72,8 +72,11 @@ PT_TEST(view_shares_the_storage_and_reads_row_major)
     CHECK(pt_storage_refcount(pt_tensor_storage(t)) == 2);
     CHECK(at(v, INTS(2, 1)) == 5 && at(v, INTS(1, 0)) == 2);
     pt_tensor_release(t);
-    /* The view keeps the storage alive alone. */
-    CHECK(pt_storage_refcount(pt_tensor_storage(v)) == 1 && at(v, INTS(2, 0)) == 4);
+    /* The view keeps its base alive (autograd's link to it), and so the storage. */
+    CHECK(pt_storage_refcount(pt_tensor_storage(v)) == 2 && at(v, INTS(2, 0)) == 4);
+    pt_tensor *base = pt_autograd_view_base(v);
+    CHECK(base && pt_tensor_refcount(base) == 2); /* v's link and this reference */
+    pt_tensor_release(base);
     pt_tensor_release(v);
 }
 
