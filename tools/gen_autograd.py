@@ -174,6 +174,7 @@ HELPERS = {
     "stack_tensors_backward": ("pt_ag_stack_tensors_backward", ["T", "LL", "I"], "TL"),
     "split_backward": ("pt_ag_split_backward", ["GL", "I", "I"], "T"),
     "unbind_backward": ("pt_ag_unbind_backward", ["GL", "I"], "T"),
+    "native_dropout_grad": ("pt_ag_native_dropout_backward", ["T", "T", "D", "B"], "T"),
 }
 
 
