@@ -74,7 +74,7 @@ class Node:
 
     def __getattr__(self, name: str):
         # AccumulateGrad's leaf is `variable`, as torch names it
-        if name == "variable" and self.name() == "AccumulateGrad":
+        if name == "variable" and self.name() == "torch::autograd::AccumulateGrad":
             field = name
         elif name.startswith("_saved_"):
             field = name[len("_saved_"):]
@@ -102,7 +102,7 @@ class Node:
         return hash(self._key())
 
     def __repr__(self) -> str:
-        return f"<{self.name()} object at {self._key():#x}>"
+        return f"<{self.name().rpartition('::')[2]} object at {self._key():#x}>"
 
 
 _node_metadata: "weakref.WeakValueDictionary | dict" = {}

@@ -469,21 +469,6 @@ class Tensor(_TensorBase):
         return _ret(lib.pt_call_as_strided(self._h, len(sz), _int64s(sz), len(st), _int64s(st),
                                            _int64_ptr(off)))
 
-    def unbind(self, dim: int = 0) -> Tuple["Tensor", ...]:
-        """The views at each index of dim.
-
-        >>> [t.tolist() for t in pytensor.tensor([[1, 2], [3, 4]]).unbind(1)]
-        [[1, 3], [2, 4]]
-        """
-        d = _wrap_dim(_dim_arg(dim, "unbind"), lib.pt_tensor_ndim(self._h))
-        if lib.pt_tensor_sizes(self._h)[d] > _MAX_PIECES:
-            raise MemoryError(f"unbind: {lib.pt_tensor_sizes(self._h)[d]} pieces are more than "
-                              f"memory can hold (at most {_MAX_PIECES})")
-        return tuple(
-            _ret(lib.pt_call_select_int(self._h, d, i))
-            for i in range(lib.pt_tensor_sizes(self._h)[d])
-        )
-
     # ------------------------------------------------------------ copies and conversions
     def clone(self, *, memory_format=None) -> "Tensor":
         """A copy with its own storage (strides kept for dense tensors by default).
@@ -799,6 +784,15 @@ _OPERATOR_DUNDERS = {
     "__le__": ("le", "Tensor"), "__gt__": ("gt", "Tensor"), "__ge__": ("ge", "Tensor"),
 }
 
+# dunder -> the overload its number slot calls when the other operand is a Python number: torch's
+# dunders call these (`x ** 3` is pow.Tensor_Scalar and records PowBackward0, `2 ** x` PowBackward2,
+# `x % 2` RemainderBackward0), where the others take the number as a wrapped 0-dim tensor.
+_NUMBER_OVERLOADS = {
+    "__pow__": ("pow", "Tensor_Scalar"), "__rpow__": ("pow", "Scalar"),
+    "__ipow__": ("pow_", "Scalar"), "__mod__": ("remainder", "Scalar"),
+    "__imod__": ("remainder_", "Scalar"),
+}
+
 
 class _LazyMethod:
     """A Tensor method of an operator, made on first access (from the class or an instance) and
@@ -833,14 +827,17 @@ def _build_operators(module) -> int:
             if name not in seen and not hasattr(Tensor, name):
                 setattr(Tensor, name, _LazyMethod(name))
             seen.add(name)
-    for dunder, (name, overload) in _OPERATOR_DUNDERS.items():
-        ident = None
+    def declared(name: str, overload: str):
         if lib.pt_dispatch_find(f"aten::{name}".encode(), overload.encode(), out) == 0:
-            ident = f"{name}_{overload}" if overload else name
-        else:
-            lib.pt_error_clear()
+            return f"{name}_{overload}" if overload else name
+        lib.pt_error_clear()
+        return None
+
+    for dunder, (name, overload) in _OPERATOR_DUNDERS.items():
+        ident = declared(name, overload)
+        number = declared(*_NUMBER_OVERLOADS[dunder]) if dunder in _NUMBER_OVERLOADS else None
         try:
-            _core._set_operator(dunder, ident)
+            _core._set_operator(dunder, ident, number)
         except ValueError:  # declared, but without a thunk: the Python form serves it
             _core._set_operator(dunder, None)
     return n
@@ -900,7 +897,6 @@ _WRITTEN_METHODS = {
 
 
 # These modules import Tensor and the helpers above.
-_MAX_PIECES = 2**31 - 1  # as split and chunk: each piece is a tensor object of its own
 
 
 def _check_other(other, fname: str) -> None:

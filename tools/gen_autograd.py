@@ -29,6 +29,16 @@ expression grammar that the `ast` module parses):
 Operators are called through their entry points, so formulas are differentiable themselves
 (double backward).
 
+The gradients of a node with several outputs may arrive undefined (the outputs nobody used):
+`grads[i]` passed where a helper takes an optional tensor (T?) stays NULL there, and anywhere else
+it is replaced by zeros of that output's shape, made only when it is undefined (Note [undefined
+gradients of multi-output nodes] in csrc/autograd/functions_multi.c).
+
+An operator whose result is a Tensor[] (split, unbind; boxed only) gets a boxed Autograd kernel and
+a node input per element; its formula passes `grads` whole to a helper of kind GL, which gets the
+node (for the shapes of the pieces) and the gradients, NULL for the pieces without one. Such
+formulas may save ints, int lists and self.sizes() / self.dim().
+
 A Tensor[] input (cat's `tensors`) gets one edge per element. Its formula must be the only one of
 the entry and a call of a list helper (result kind TL: it fills one gradient per element, NULL
 for none); `tensors.sizes()` there is the saved sizes of every element (kind LL).
@@ -164,6 +174,9 @@ HELPERS = {
     "index_put_backward_values": ("pt_ag_index_put_backward_values", ["T", "TS"], "T"),
     "cat_tensors_backward": ("pt_ag_cat_tensors_backward", ["T", "LL", "I"], "TL"),
     "stack_tensors_backward": ("pt_ag_stack_tensors_backward", ["T", "LL", "I"], "TL"),
+    "split_backward": ("pt_ag_split_backward", ["GL", "I", "I"], "T"),
+    "unbind_backward": ("pt_ag_unbind_backward", ["GL", "I"], "T"),
+    "native_dropout_grad": ("pt_ag_native_dropout_backward", ["T", "T", "D", "B"], "T"),
 }
 
 
@@ -214,6 +227,21 @@ class Emitter:
     def check(self, var: str):
         self.lines.append(f"    if (!{var}) goto fail;")
 
+    def defined_grad(self, v: Val) -> str:
+        """The gradient of output v.num where a formula needs a tensor: zeros when it is
+        undefined (Note [undefined gradients of multi-output nodes])."""
+        var = f"z{v.num}"
+        if var not in self.temps:
+            self.temps.append(var)
+        self.lines.append(f"    if (!{var}) {{")
+        self.lines.append(f"        {var} = pt_ag_grad_or_zeros(self, {v.num}, {v.expr});")
+        self.lines.append(f"        if (!{var}) goto fail;")
+        self.lines.append("    }")
+        return var
+
+    def tensor(self, v: Val) -> Val:
+        return Val("T", self.defined_grad(v)) if v.kind == "GU" else v
+
     # -------------------------------------------------------- expressions
     def compile(self, node) -> Val:
         if isinstance(node, ast.Constant):
@@ -241,17 +269,18 @@ class Emitter:
             self.locals.append(f"    const int64_t {arr}[] = {{{vals}}};")
             return Val("L", f"{len(items)}, {arr}")
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-            v = self.compile(node.operand)
+            v = self.tensor(self.compile(node.operand))
             if v.kind == "N":
                 return Val("N", f"(-{v.expr})", -v.num)
             if v.kind in ("I", "D"):
                 return Val(v.kind, f"(-{v.expr})")
             return self.call_op("neg", [v], {})
         if isinstance(node, ast.BinOp):
-            a, b = self.compile(node.left), self.compile(node.right)
+            a, b = self.tensor(self.compile(node.left)), self.tensor(self.compile(node.right))
             return self.binop(node.op, a, b)
         if isinstance(node, ast.Compare) and len(node.ops) == 1:
-            a, b = self.compile(node.left), self.compile(node.comparators[0])
+            a = self.tensor(self.compile(node.left))
+            b = self.tensor(self.compile(node.comparators[0]))
             name = {ast.Gt: "gt", ast.Lt: "lt", ast.GtE: "ge", ast.LtE: "le", ast.Eq: "eq",
                     ast.NotEq: "ne"}[type(node.ops[0])]
             if a.kind in ("T",):
@@ -310,6 +339,12 @@ class Emitter:
                 raise FormulaError(f"{what}: None for a {kind}")
             return {"T": ["NULL"], "S": ["NULL"], "I": ["NULL"], "L": ["-1, NULL"],
                     "Y": ["-1"]}[base]
+        if base == "GL":
+            if v.kind != "GL":
+                raise FormulaError(f"{what}: expected `grads` of a Tensor[] result, got {v.kind}")
+            return [v.expr]
+        if base == "T" and v.kind == "GU":
+            return [v.expr if opt else self.defined_grad(v)]
         if base == "TS":
             if v.kind != "TS":
                 raise FormulaError(f"{what}: expected a saved tensor list, got {v.kind}")
@@ -469,6 +504,8 @@ class Emitter:
         if base == "Tensor" and shape in ("", "?"):
             if v.kind == "None" and shape == "?":
                 return ["NULL"]
+            if v.kind == "GU":
+                v = self.tensor(v)
             if v.kind not in ("T", "T?"):
                 raise FormulaError(f"{what}: expected a tensor, got {v.kind}")
             if t.write:
@@ -517,6 +554,10 @@ SAVED_KINDS = {  # schema type -> (node field kind)
 }
 
 
+# The argument types the boxed kernel of an operator with a Tensor[] result unboxes.
+LIST_OUTPUT_ARGS = {("Tensor", ""), ("int", ""), ("SymInt", ""), ("int", "[]"), ("SymInt", "[]")}
+
+
 @dataclass
 class Formula:
     inputs: list      # argument names this formula gives gradients for (one for now)
@@ -537,6 +578,7 @@ class Derivative:
     inplace: list = field(default_factory=list)  # gen_ops.Op of in-place variants
     display: str = ""           # the name the node reports (node unless node_name says)
     list_input: Optional[str] = None  # the Tensor[] input with an edge per element
+    list_output: bool = False   # the one result is a Tensor[]: a node input per element
 
 
 class _Collect(ast.NodeVisitor):
@@ -577,7 +619,8 @@ def load(ops: list, path: str = DERIVATIVES, rel: str = DERIVATIVES_REL) -> list
         op = by_full.get(schema.full_name)
         if op is None:
             raise DeclarationError(f"{where}: {schema.full_name} is not a declared operator")
-        if not op.unboxed:
+        list_output = [(t.base, t.shape) for t, _ in schema.returns] == [("Tensor", "[]")]
+        if not op.unboxed and not list_output:
             raise DeclarationError(f"{where}: {schema.full_name} has no unboxed entry point")
         if [a.name for a in schema.args] != [a.name for a in op.schema.args]:
             raise DeclarationError(f"{where}: the schema's arguments differ from the declaration's")
@@ -620,6 +663,11 @@ def load(ops: list, path: str = DERIVATIVES, rel: str = DERIVATIVES_REL) -> list
         d = Derivative(e, op, node, formulas, diff, output_diff)
         d.display = e.fields["node_name"][0] if "node_name" in e.fields else node
         d.list_input = list_input
+        d.list_output = list_output
+        if list_output and (list_input or any(
+                (a.type.base, a.type.shape) not in LIST_OUTPUT_ARGS for a in schema.args)):
+            raise DeclarationError(f"{where}: an operator with a Tensor[] result takes one Tensor "
+                                   "and int / int[] arguments here")
         for f in formulas:
             c = _Collect()
             c.visit(f.tree)
@@ -675,7 +723,7 @@ class NodeGen:
         self.fields = []   # (kind, field name, source) source: arg name / "result<i>" / attr
         uses = d.uses
         for name in sorted(uses):
-            if name in ("grad",) or name.startswith("grads["):
+            if name in ("grad", "grads") or name.startswith("grads["):
                 continue
             if name == "result" or re.fullmatch(r"result\d+", name):
                 i = 0 if name == "result" else int(name[6:])
@@ -724,11 +772,22 @@ class NodeGen:
 
     # -------------------------------------------------------- apply
     def lookup(self, name, em: Emitter) -> Val:
-        if name == "grad" or name == "grads[0]":
-            return Val("T", "g0")
+        if self.d.list_output:
+            if name == "grads":
+                return Val("GL", "self, grads")
+            if name == "grad" or name.startswith("grads["):
+                raise FormulaError("a Tensor[] result's gradients are `grads`, passed whole")
+        elif name == "grads":
+            raise FormulaError("`grads` whole is for a Tensor[] result; use grads[i]")
+        if name == "grad":
+            name = "grads[0]"
         m = re.fullmatch(r"grads\[(\d+)\]", name)
         if m:
-            return Val("T", f"g{m.group(1)}")
+            i = int(m.group(1))
+            if i >= self.nret:
+                raise FormulaError(f"{name}: the operator has {self.nret} outputs")
+            # Note [undefined gradients of multi-output nodes]
+            return Val("GU" if self.nret > 1 else "T", f"g{i}", i)
         for kind, fname, src in self.fields:
             if kind == "R" and (name == f"result{src}" or (name == "result" and src == 0)):
                 return self.unpack(fname, em, "T")
@@ -802,12 +861,17 @@ class NodeGen:
             chunks.append((i, body, v.expr))
         for name in body_em.locals:
             out.append(name)
-        for i in range(self.nret):
-            out.append(f"    pt_tensor *const g{i} = grads[{i}];")
         for t in body_em.temps:
             out.append(f"    pt_tensor *{t} = NULL;")
-        out.append("    if (" + " && ".join(f"!g{i}" for i in range(self.nret)) +
-                   ") return PT_OK;")
+        if d.list_output:
+            out.append("    int32_t defined = 0;")
+            out.append("    for (int32_t i = 0; i < self->n_inputs; i++) defined += grads[i] != NULL;")
+            out.append("    if (!defined) return PT_OK;")
+        else:
+            for i in range(self.nret):
+                out.append(f"    pt_tensor *const g{i} = grads[{i}];")
+            out.append("    if (" + " && ".join(f"!g{i}" for i in range(self.nret)) +
+                       ") return PT_OK;")
         for i, body, result in chunks:
             out.append(f"    if (pt_node_needs_output(self, {i})) {{")
             out.extend("    " + line for line in body)
@@ -1101,6 +1165,98 @@ class NodeGen:
         out.append("")
 
 
+    def emit_list_kernel(self, out):
+        """The boxed Autograd kernel of an operator whose result is a Tensor[] (split, unbind):
+        the number of node inputs is the length of the result, known after the call, so the
+        saved values wait in a local copy of the node until the node is made."""
+        d = self.d
+        s = d.op.schema
+        nargs = len(s.args)
+        node_t = f"node_{d.node}"
+        if any(kind not in ("I", "L") or (isinstance(src, tuple) and src[1] not in ("sizes", "dim"))
+               for kind, _, src in self.fields):
+            raise DeclarationError(f"{d.entry.name}: a Tensor[] result's formula may save ints "
+                                   "and int lists only")
+        out.append(f"pt_status pt_autograd_kernel_{s.ident}(const pt_op *op, int32_t key, "
+                   "uint64_t keyset, pt_stack *stack, void *ctx)")
+        out.append("{")
+        out.append("    PT_UNUSED(key);")
+        out.append("    PT_UNUSED(keyset);")
+        out.append("    PT_UNUSED(ctx);")
+        out.append(f"    PT_TRY(pt_box_check_stack(op, stack, {nargs}, 1));")
+        out.append(f"    const int32_t ag_base = stack->size - {nargs};")
+        out.append("    const pt_ivalue *ag_a = stack->items + ag_base;")
+        tensor_arg = next(i for i, a in enumerate(s.args) if a.type.base == "Tensor")
+        out.append("    pt_tensor *ag_self;")
+        out.append(f"    PT_TRY(pt_unbox_tensor(op, ag_a, {tensor_arg}, 0, &ag_self));")
+        out.append("    if (!pt_grad_mode_enabled() || !pt_requires_grad(ag_self)) {")
+        out.append("        const uint64_t ag_saved = pt_below_autograd_begin();")
+        out.append("        const pt_status ag_st = pt_dispatch_call(op, stack);")
+        out.append("        pt_below_autograd_end(ag_saved);")
+        out.append("        return ag_st;")
+        out.append("    }")
+        out.append(f"    {node_t} ag_v;")
+        out.append("    memset(&ag_v, 0, sizeof ag_v);")
+        out.append(f"    {node_t} *ag_n = NULL;")
+        out.append("    pt_status ag_st = PT_OK;")
+        index = {a.name: i for i, a in enumerate(s.args)}
+        for kind, fname, src in self.fields:
+            if isinstance(src, tuple) and src[1] == "dim":
+                out.append(f"    ag_v.{fname} = pt_tensor_ndim(ag_self);")
+            elif isinstance(src, tuple):
+                out.append("    ag_st = pt_ag_copy_ints(pt_tensor_ndim(ag_self), "
+                           f"pt_tensor_sizes(ag_self), &ag_v.{fname}len, &ag_v.{fname});")
+            elif kind == "I":
+                out.append(f"    ag_st = pt_unbox_int(op, ag_a, {index[src]}, &ag_v.{fname});")
+            else:
+                out.append("    {")
+                out.append("        int32_t ag_len;")
+                out.append("        const int64_t *ag_ints;")
+                out.append(f"        ag_st = pt_unbox_int_list(op, ag_a, {index[src]}, "
+                           "PT_IV_INT_LIST, 0, &ag_len, &ag_ints);")
+                out.append("        if (ag_st == PT_OK) ag_st = pt_ag_copy_ints(ag_len, ag_ints, "
+                           f"&ag_v.{fname}len, &ag_v.{fname});")
+                out.append("    }")
+            out.append("    if (ag_st != PT_OK) goto fail;")
+        out.append("    pt_tensor_retain(ag_self); /* the call replaces the arguments */")
+        out.append("    {")
+        out.append("        const uint64_t ag_saved = pt_below_autograd_begin();")
+        out.append("        ag_st = pt_dispatch_call(op, stack);")
+        out.append("        pt_below_autograd_end(ag_saved);")
+        out.append("    }")
+        out.append("    pt_ivalue *ag_r = stack->items + ag_base;")
+        out.append("    if (ag_st == PT_OK && (stack->size <= ag_base || ag_r->tag != PT_IV_TENSOR_LIST"
+                   " || ag_r->len > INT32_MAX))")
+        out.append(f"        ag_st = PT_ERROR(PT_ERR_RUNTIME, \"{s.full_name}: the kernel did not "
+                   "return a tensor list\");")
+        out.append("    if (ag_st == PT_OK)")
+        out.append(f"        ag_st = pt_node_new(sizeof *ag_n, &{d.node}_vt, 1, (int32_t)ag_r->len, "
+                   "(pt_node **)&ag_n);")
+        out.append("    if (ag_st == PT_OK) {")
+        out.append("        memcpy((char *)ag_n + sizeof(pt_node), (char *)&ag_v + sizeof(pt_node), "
+                   "sizeof ag_v - sizeof(pt_node));")
+        out.append("        memset(&ag_v, 0, sizeof ag_v);")
+        out.append("        ag_st = pt_node_set_next_edge(&ag_n->base, 0, ag_self);")
+        out.append("    }")
+        out.append("    /* The pieces are views of self made by one node: where views record how they")
+        out.append("     * were made, this is PyTorch's CreationMeta::MULTI_OUTPUT_NODE (an in-place")
+        out.append("     * change of a piece cannot be rebased onto this node). */")
+        out.append("    for (int64_t ag_j = 0; ag_st == PT_OK && ag_j < ag_r->len; ag_j++) {")
+        out.append("        pt_tensor *ag_t = ag_r->tensors[ag_j];")
+        out.append("        if (ag_t && pt_ag_differentiable(ag_t))")
+        out.append("            ag_st = pt_set_history(ag_t, &ag_n->base, (int32_t)ag_j);")
+        out.append("    }")
+        out.append("    pt_tensor_release(ag_self);")
+        out.append("fail: __attribute__((unused));")
+        for kind, fname, _ in self.fields:
+            if kind == "L":
+                out.append(f"    free(ag_v.{fname});")
+        out.append("    pt_node_release(ag_n ? &ag_n->base : NULL);")
+        out.append("    return ag_st;")
+        out.append("}")
+        out.append("")
+
+
 NOTE = """\
 /* pt_autograd.c - the nodes and Autograd kernels of the formulas in csrc/ops/derivatives.yaml.
  * Generated by tools/gen_autograd.py: do not edit. */
@@ -1128,7 +1284,10 @@ def emit(ops: list, derivs: list) -> str:
         g.emit_struct(out)
         g.emit_apply(out)
         g.emit_release(out)
-        g.emit_kernel(d.op, any(a.type.write for a in d.op.schema.args), out)
+        if d.list_output:
+            g.emit_list_kernel(out)
+        else:
+            g.emit_kernel(d.op, any(a.type.write for a in d.op.schema.args), out)
         names.append(d.op.schema.full_name)
         for ip in d.inplace:
             g.emit_kernel(ip, True, out)

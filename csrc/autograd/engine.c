@@ -318,7 +318,9 @@ static pt_status run_node(pt_node *n, pt_tensor **grads, pt_tensor **outs, bool 
             pt_autograd_meta *m = n->retains[i];
             if (m && m->alive && grads[i]) PT_TRY(add_into_grad(m, grads[i]));
         }
-    if (n->n_inputs > 1 || n->needs_all_grads) PT_TRY(materialize(n, grads));
+    /* Generated nodes take undefined gradients as they come (Note [undefined gradients of
+     * multi-output nodes] in functions_multi.c); custom Functions get zeros. */
+    if (n->needs_all_grads) PT_TRY(materialize(n, grads));
     pt_status st = n->vt->apply(n, grads, outs);
     if (st == PT_OK && pt_anomaly_check_nan())
         for (int32_t i = 0; st == PT_OK && i < n->n_next; i++)

@@ -151,4 +151,15 @@ pt_tensor *pt_ag_index_put_backward_self(const pt_tensor *grad, int32_t ni,
 pt_tensor *pt_ag_index_put_backward_values(const pt_tensor *grad, int32_t ni,
                                            pt_saved_var *indices, pt_node *owner);
 
+pt_tensor *pt_ag_native_dropout_backward(const pt_tensor *grad, const pt_tensor *mask, double p,
+                                         int32_t train);
+
+/* multi-output nodes (functions_multi.c; Note [undefined gradients of multi-output nodes]) */
+/* grad (retained) or, when it is undefined, zeros shaped as node input i. */
+pt_tensor *pt_ag_grad_or_zeros(const pt_node *node, int32_t i, pt_tensor *grad);
+/* Gradients of a Tensor[] result (node input i: piece i; NULL ones count as zeros). */
+pt_tensor *pt_ag_split_backward(const pt_node *node, pt_tensor *const *grads, int64_t dim,
+                                int64_t ndim);
+pt_tensor *pt_ag_unbind_backward(const pt_node *node, pt_tensor *const *grads, int64_t dim);
+
 #endif

@@ -362,3 +362,13 @@ pt_tensor *pt_ag_index_put_backward_values(const pt_tensor *grad, int32_t ni,
     drop_indices(ni, ts);
     return r;
 }
+
+/* ---------------------------------------------------------------- native_dropout */
+/* The kept elements were scaled by 1 / (1 - p) in training (0 for p = 1, where none is kept)
+ * and copied otherwise; train = -1 (None) means training, as torch reads it. */
+pt_tensor *pt_ag_native_dropout_backward(const pt_tensor *grad, const pt_tensor *mask, double p,
+                                         int32_t train)
+{
+    const double scale = train == 0 ? 1.0 : p == 1.0 ? 0.0 : 1.0 / (1.0 - p);
+    return pt_call_native_dropout_backward(grad, mask, scale);
+}

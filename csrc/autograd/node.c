@@ -359,10 +359,14 @@ static pt_status custom_apply(pt_node *self, pt_tensor *const *grads, pt_tensor 
     return n->fn(n->ctx, self->n_inputs, grads, self->n_next, outs);
 }
 
-/* The tensors a Function saved live in its Python ctx, freed with the node; what a backward
- * without retain_graph ends is the right to run again, which the engine's `released` flag
- * records once this hook exists. */
-static void custom_release_saved(pt_node *self) { (void)self; }
+/* The tensors a Function saved live in its ctx: a backward without retain_graph frees them right
+ * after it ran, as torch does, not when the node dies (apply with n_grads = -1, pytensor.h), and
+ * the engine's `released` flag refuses a second run. */
+static void custom_release_saved(pt_node *self)
+{
+    custom_node *n = (custom_node *)self;
+    if (!self->released) (void)n->fn(n->ctx, -1, NULL, 0, NULL);
+}
 
 static void custom_destroy(pt_node *self)
 {

@@ -316,8 +316,9 @@ static pt_status accumulate_saved(pt_node *self, const char *name, pt_ivalue *ou
     return PT_OK;
 }
 
-static const pt_node_vtable accumulate_vt = {"AccumulateGrad", accumulate_apply, NULL,
-                                             accumulate_destroy, accumulate_saved};
+/* torch prints the C++ class of this node, namespace included. */
+static const pt_node_vtable accumulate_vt = {"torch::autograd::AccumulateGrad", accumulate_apply,
+                                             NULL, accumulate_destroy, accumulate_saved};
 
 static bool try_retain_node(pt_node *n)
 {

@@ -188,6 +188,9 @@ struct pt_tensor {
  * on int64 overflow. */
 pt_status pt_shape_check(int32_t ndim, const int64_t *sizes, int64_t *numel);
 void pt_contiguous_strides(int32_t ndim, const int64_t *sizes, int64_t *strides);
+/* Whether reshape(t, sizes) is a view of t (else it copies); the errors of an invalid shape. */
+pt_status pt_tensor_reshape_is_view(const pt_tensor *t, int32_t ndim, const int64_t *sizes,
+                                    bool *is_view);
 /* Normalizes a possibly negative dim against ndim (a 0-d tensor accepts -1 and 0). */
 pt_status pt_wrap_dim(int64_t dim, int32_t ndim, int32_t *out);
 /* torch's infer_size: the broadcast of sizes a (na dims) and b (nb dims), aligned to the right,

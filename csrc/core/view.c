@@ -169,6 +169,16 @@ pt_status pt_tensor_view(const pt_tensor *t, int32_t ndim, const int64_t *sizes,
     return make_view(t, ndim, shape, strides, t->offset, out);
 }
 
+pt_status pt_tensor_reshape_is_view(const pt_tensor *t, int32_t ndim, const int64_t *sizes,
+                                    bool *is_view)
+{
+    int64_t shape[PT_MAX_DIMS], strides[PT_MAX_DIMS];
+    PT_TRY(check_ndim(ndim, "reshape"));
+    PT_TRY(infer_size(ndim, sizes, t->numel, shape));
+    *is_view = compute_stride(t, ndim, shape, strides);
+    return PT_OK;
+}
+
 pt_status pt_tensor_reshape(const pt_tensor *t, int32_t ndim, const int64_t *sizes,
                             pt_tensor **out)
 {

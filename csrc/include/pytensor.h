@@ -687,7 +687,9 @@ PT_API pt_status pt_autograd_register_hook(pt_tensor *t, pt_grad_hook_fn fn, voi
 PT_API void pt_hook_remove(pt_hook *h);
 PT_API void pt_hook_release(pt_hook *h);
 /* Custom Functions: a node whose backward calls apply(ctx, grads of its n_outputs outputs ->
- * gradients of its n_inputs inputs). Next edges come from inputs (NULL entries: not tensors). */
+ * gradients of its n_inputs inputs). Next edges come from inputs (NULL entries: not tensors).
+ * After a backward without retain_graph the node calls apply(ctx, -1, NULL, 0, NULL) once: the
+ * Function drops its saved tensors then (its status is ignored). */
 typedef pt_status (*pt_custom_apply_fn)(void *ctx, int32_t n_grads, pt_tensor *const *grads,
                                         int32_t n_outs, pt_tensor **outs);
 PT_API pt_status pt_autograd_custom_node(const char *name, pt_custom_apply_fn apply, void *ctx,

@@ -15,6 +15,10 @@
  * in the last digits. pdist is the upper triangle of cdist(x, x) in row-major order. Both take
  * float32 and float64 only, as torch's CPU kernels do; rows of the result go to OpenMP threads
  * when the work is large.
+ *
+ * The backward kernels (_cdist_backward, _pdist_backward) give each row of the input the sum,
+ * over the rows it was compared with, of grad times the derivative of that distance, in double;
+ * rows go to threads as in the forward.
  */
 #include <math.h>
 #include <string.h>
@@ -457,4 +461,198 @@ pt_status pt_kernel_pdist_out(const pt_tensor *self, double p, pt_tensor *out, p
     pt_tensor *r;
     PT_TRY(pt_kernel_pdist(self, p, &r));
     return pt_sort_move_out("_pdist_forward", "out", r, out, ret);
+}
+
+/* ---------------------------------------------------------------- backward of the distances */
+/* d dist(a, b) / d a_k times grad, for diff = a_k - b_k (in the dtype, as torch's kernels take
+ * it) and dist = the forward's result; torch's cases: p = 0 has no gradient, 1 gives sign(diff),
+ * p < 2 and the general p the power formulas (0 where dist is 0, and for p < 1 where diff is 0,
+ * whose power would be infinite), 2 diff / dist, inf sign(diff) at the coordinates that reach the
+ * maximum. The function is odd in diff: b's gradient is the negation, with diff = b_k - a_k. */
+static double dist_grad(double diff, double grad, double dist, double p)
+{
+    const double sgn = (double)(diff > 0) - (double)(diff < 0);
+    if (p == 0) return 0;
+    if (p == 1) return grad * sgn;
+    if (p < 2) {
+        if (dist == 0 || (diff == 0 && p < 1)) return 0;
+        return sgn * pow(fabs(diff), p - 1) * grad / pow(dist, p - 1);
+    }
+    if (p == 2) return dist == 0 ? 0 : grad * diff / dist;
+    if (isinf(p)) return fabs(diff) == dist ? grad * sgn : 0;
+    return dist == 0 ? 0 : diff * pow(fabs(diff), p - 2) * grad / pow(dist, p - 1);
+}
+
+static inline double load_real(int32_t dtype, const char *base, int64_t off)
+{
+    return dtype == PT_FLOAT32 ? (double)((const float *)base)[off]
+                               : ((const double *)base)[off];
+}
+
+/* a - b rounded to the dtype (torch takes the difference in the dtype's arithmetic). */
+static inline double diff_in(int32_t dtype, double a, double b)
+{
+    return dtype == PT_FLOAT32 ? (double)((float)a - (float)b) : a - b;
+}
+
+static inline void store_real(int32_t dtype, char *base, int64_t off, double v)
+{
+    if (dtype == PT_FLOAT32) ((float *)base)[off] = (float)v;
+    else ((double *)base)[off] = v;
+}
+
+/* One backward job: the gradient of rows of x (r1 per batch) against the rows of y (r2 per
+ * batch), through grad and dist of shape [batch, r1, r2]. pdist uses it with x = y = self and the
+ * packed upper triangle for grad and dist (upper). */
+typedef struct dist_bw_plan {
+    int32_t dtype, nb;
+    int64_t batch[PT_MAX_DIMS];
+    int64_t bstrides[4][PT_MAX_DIMS]; /* x, y, grad, dist */
+    int64_t r1, r2, m, row[4], col[4];
+    const char *src[4];
+    char *out; /* contiguous [batch, r1, m] */
+    double p;
+    bool upper;
+} dist_bw_plan;
+
+static void dist_bw_rows(const dist_bw_plan *q, int64_t first, int64_t last)
+{
+    const int32_t dt = q->dtype;
+    for (int64_t br = first; br < last; br++) {
+        const int64_t b = br / q->r1, i = br % q->r1;
+        int64_t base[4];
+        for (int k = 0; k < 4; k++) base[k] = offset_of(q->nb, q->batch, q->bstrides[k], b);
+        for (int64_t c = 0; c < q->m; c++) {
+            const double xi = load_real(dt, q->src[0], base[0] + i * q->row[0] + c * q->col[0]);
+            double acc = 0;
+            for (int64_t j = 0; j < q->r2; j++) {
+                int64_t gi;
+                if (q->upper) {
+                    if (j == i) continue;
+                    const int64_t lo = i < j ? i : j, hi = i < j ? j : i;
+                    gi = lo * q->r2 - lo * (lo + 1) / 2 + (hi - lo - 1);
+                } else {
+                    gi = i * q->row[2] + j * q->col[2];
+                }
+                const int64_t di = q->upper ? gi : i * q->row[3] + j * q->col[3];
+                const double yj = load_real(dt, q->src[1], base[1] + j * q->row[1] + c * q->col[1]);
+                const double g = load_real(dt, q->src[2], base[2] + (q->upper ? gi * q->col[2] : gi));
+                const double d = load_real(dt, q->src[3], base[3] + (q->upper ? di * q->col[3] : di));
+                acc += dist_grad(diff_in(dt, xi, yj), g, d, q->p);
+            }
+            store_real(dt, q->out, br * q->m + c, acc);
+        }
+    }
+}
+
+static void dist_bw_run(const dist_bw_plan *q, int64_t rows)
+{
+#ifdef _OPENMP
+    int64_t work = rows * q->r2 * (q->m > 0 ? q->m : 1);
+    int threads = pt_get_num_threads();
+    if (rows > 1 && work >= 2 * DIST_GRAIN && threads > 1 && !omp_in_parallel()) {
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+        for (int64_t r = 0; r < rows; r++) dist_bw_rows(q, r, r + 1);
+        return;
+    }
+#endif
+    dist_bw_rows(q, 0, rows);
+}
+
+/* The operand checks of the backward kernels: every tensor of x's dtype and device class. */
+static pt_status dist_bw_check(const char *op, const pt_tensor *const *ts, const char *const *names,
+                               int n)
+{
+    for (int k = 0; k < n; k++) PT_TRY(pt_iter_check_operand(ts[k], op, names[k]));
+    if (!floating(ts[1]->dtype) || ts[1]->dtype == PT_FLOAT16 || ts[1]->dtype == PT_BFLOAT16)
+        return PT_ERROR(PT_ERR_RUNTIME, "%s only supports float and double, got: %s", op,
+                        pt_iter_type_name(ts[1]->dtype));
+    for (int k = 0; k < n; k++) {
+        if (ts[k]->dtype != ts[1]->dtype)
+            return PT_ERROR(PT_ERR_RUNTIME, "%s: expected %s to have dtype %s, got %s", op,
+                            names[k], pt_iter_type_name(ts[1]->dtype),
+                            pt_iter_type_name(ts[k]->dtype));
+        if ((ts[k]->device.type == PT_DEV_META) != (ts[1]->device.type == PT_DEV_META))
+            return PT_ERROR(PT_ERR_RUNTIME, "%s: the tensors must be on one device", op);
+    }
+    return PT_OK;
+}
+
+static bool same_sizes(const pt_tensor *t, int32_t nd, const int64_t *sizes)
+{
+    return t->ndim == nd && memcmp(t->sizes, sizes, sizeof(int64_t) * (size_t)nd) == 0;
+}
+
+/* The gradient of cdist(x1, x2) for x1, in the batch shape both inputs broadcast to (autograd sums
+ * it to x1's shape); x2's is the same call with the inputs swapped and grad, cdist transposed. */
+pt_status pt_kernel_cdist_backward(const pt_tensor *grad, const pt_tensor *x1, const pt_tensor *x2,
+                                   double p, const pt_tensor *cdist, pt_tensor **ret)
+{
+    const pt_tensor *ts[4] = {grad, x1, x2, cdist};
+    static const char *const names[4] = {"grad", "x1", "x2", "cdist"};
+    PT_TRY(dist_bw_check("_cdist_backward", ts, names, 4));
+    if (x1->ndim < 2 || x2->ndim < 2 || x1->sizes[x1->ndim - 1] != x2->sizes[x2->ndim - 1])
+        return PT_ERROR(PT_ERR_RUNTIME, "_cdist_backward: x1 and x2 must be at least 2-D with the "
+                        "same number of columns");
+    if (!(p >= 0)) return PT_ERROR(PT_ERR_RUNTIME, "cdist only supports non-negative p values");
+    dist_bw_plan q = {.dtype = x1->dtype, .p = p, .r1 = x1->sizes[x1->ndim - 2],
+                      .r2 = x2->sizes[x2->ndim - 2], .m = x1->sizes[x1->ndim - 1]};
+    PT_TRY(pt_broadcast_sizes(x1->ndim - 2, x1->sizes, x2->ndim - 2, x2->sizes, &q.nb, q.batch));
+    int64_t dsizes[PT_MAX_DIMS], osizes[PT_MAX_DIMS], batches = 1;
+    for (int32_t d = 0; d < q.nb; d++) batches *= dsizes[d] = osizes[d] = q.batch[d];
+    dsizes[q.nb] = osizes[q.nb] = q.r1;
+    dsizes[q.nb + 1] = q.r2;
+    osizes[q.nb + 1] = q.m;
+    if (!same_sizes(grad, q.nb + 2, dsizes) || !same_sizes(cdist, q.nb + 2, dsizes))
+        return PT_ERROR(PT_ERR_RUNTIME, "_cdist_backward: grad and cdist must have the shape of "
+                        "cdist(x1, x2)");
+    pt_tensor *out;
+    PT_TRY(pt_tensor_empty(q.nb + 2, osizes, x1->dtype, x1->device, &out));
+    *ret = out;
+    if (out->device.type != PT_DEV_CPU || out->numel == 0) return PT_OK;
+    for (int k = 0; k < 4; k++) {
+        const pt_tensor *t = ts[k == 0 ? 1 : k == 1 ? 2 : k == 2 ? 0 : 3];
+        expanded_strides(t->ndim - 2, t->sizes, t->strides, q.nb, q.batch, q.bstrides[k]);
+        q.row[k] = t->strides[t->ndim - 2];
+        q.col[k] = t->strides[t->ndim - 1];
+        q.src[k] = pt_tensor_data(t);
+    }
+    q.out = pt_tensor_data(out);
+    dist_bw_run(&q, batches * q.r1);
+    return PT_OK;
+}
+
+/* The gradient of pdist(self): row i gets the pair terms of every j != i (the term is odd in the
+ * difference, so the pairs where i is second need no sign of their own). */
+pt_status pt_kernel_pdist_backward(const pt_tensor *grad, const pt_tensor *self, double p,
+                                   const pt_tensor *pdist, pt_tensor **ret)
+{
+    const pt_tensor *ts[3] = {grad, self, pdist};
+    static const char *const names[3] = {"grad", "self", "pdist"};
+    PT_TRY(dist_bw_check("_pdist_backward", ts, names, 3));
+    if (self->ndim != 2)
+        return PT_ERROR(PT_ERR_RUNTIME, "pdist only supports 2D tensors, got: %dD",
+                        (int)self->ndim);
+    if (!(p >= 0)) return PT_ERROR(PT_ERR_RUNTIME, "pdist only supports non-negative p values");
+    const int64_t n = self->sizes[0], pairs = n * (n - 1) / 2;
+    if (!same_sizes(grad, 1, &pairs) || !same_sizes(pdist, 1, &pairs))
+        return PT_ERROR(PT_ERR_RUNTIME, "_pdist_backward: grad and pdist must have the shape of "
+                        "pdist(self)");
+    pt_tensor *out;
+    PT_TRY(pt_tensor_empty(2, self->sizes, self->dtype, self->device, &out));
+    *ret = out;
+    if (out->device.type != PT_DEV_CPU || out->numel == 0) return PT_OK;
+    dist_bw_plan q = {.dtype = self->dtype, .p = p, .r1 = n, .r2 = n, .m = self->sizes[1],
+                      .upper = true, .out = pt_tensor_data(out)};
+    for (int k = 0; k < 2; k++) {
+        q.row[k] = self->strides[0];
+        q.col[k] = self->strides[1];
+        q.src[k] = pt_tensor_data(self);
+    }
+    q.col[2] = grad->strides[0];
+    q.col[3] = pdist->strides[0];
+    q.src[2] = pt_tensor_data(grad);
+    q.src[3] = pt_tensor_data(pdist);
+    dist_bw_run(&q, n);
+    return PT_OK;
 }

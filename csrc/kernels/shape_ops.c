@@ -331,6 +331,18 @@ pt_status pt_native_split_with_sizes(const pt_op *op, int32_t key, uint64_t keys
     return split_list(op, stack);
 }
 
+/* Calls split.Tensor or split_with_sizes (`overload`) through the dispatcher on the stack's
+ * arguments, item 1 replaced by `size_arg`: below the autograd keys when chunk's caller was, and
+ * through their autograd kernels otherwise. */
+static pt_status chunk_as_split(pt_stack *stack, const char *name, const char *overload,
+                                pt_ivalue size_arg)
+{
+    pt_op *split;
+    PT_TRY(pt_dispatch_find(name, overload, &split));
+    stack->items[stack->size - 2] = size_arg;
+    return pt_dispatch_call(split, stack);
+}
+
 pt_status pt_native_chunk(const pt_op *op, int32_t key, uint64_t keyset, pt_stack *stack,
                           void *ctx)
 {
@@ -344,15 +356,56 @@ pt_status pt_native_chunk(const pt_op *op, int32_t key, uint64_t keyset, pt_stac
                         (long long)chunks);
     int64_t len = self->sizes[dim];
     int64_t split_size = len / chunks + (len % chunks != 0);
-    if (split_size != 0 || len != 0) return split_equal(stack, self, split_size, dim);
+    if (split_size != 0 || len != 0)
+        return chunk_as_split(stack, "aten::split", "Tensor",
+                              (pt_ivalue){.tag = PT_IV_INT, .i = split_size});
     /* An empty dim: `chunks` empty pieces, as torch gives. */
     PT_TRY(check_piece_count("chunk", chunks));
     int64_t *zeros = calloc((size_t)chunks, sizeof(int64_t));
     if (!zeros) return PT_ERROR(PT_ERR_MEMORY, "chunk: out of memory for %lld pieces",
                                 (long long)chunks);
-    pt_status st = push_pieces(stack, stack->size - 3, self, dim, chunks, zeros);
+    pt_status st = chunk_as_split(stack, "aten::split_with_sizes", "",
+                                  (pt_ivalue){.tag = PT_IV_INT_LIST, .len = chunks,
+                                              .ints = zeros});
     free(zeros);
     return st;
+}
+
+/* unbind: the select views at each index of dim, as one Tensor[] result. */
+pt_status pt_native_unbind_int(const pt_op *op, int32_t key, uint64_t keyset, pt_stack *stack,
+                               void *ctx)
+{
+    PT_UNUSED(key), PT_UNUSED(keyset), PT_UNUSED(ctx);
+    PT_TRY(pt_box_check_stack(op, stack, 2, 1));
+    const int32_t base = stack->size - 2;
+    const pt_ivalue *a = stack->items + base;
+    pt_tensor *self;
+    int64_t d;
+    int32_t dim;
+    PT_TRY(pt_unbox_tensor(op, a, 0, 0, &self));
+    PT_TRY(pt_unbox_int(op, a, 1, &d));
+    PT_TRY(pt_shape_check_tensor(self, "unbind", "self"));
+    if (self->ndim == 0)
+        return PT_ERROR(PT_ERR_INDEX, "Dimension specified as %lld but tensor has no dimensions",
+                        (long long)d);
+    PT_TRY(pt_wrap_dim(d, self->ndim, &dim));
+    const int64_t n = self->sizes[dim];
+    PT_TRY(check_piece_count("unbind", n));
+    pt_tensor **pieces = calloc((size_t)(n > 0 ? n : 1), sizeof(pt_tensor *));
+    if (!pieces) return PT_ERROR(PT_ERR_MEMORY, "unbind: out of memory for %lld pieces",
+                                 (long long)n);
+    for (int64_t i = 0; i < n; i++) {
+        pieces[i] = pt_call_select_int(self, dim, i);
+        if (!pieces[i]) {
+            while (i > 0) pt_tensor_release(pieces[--i]);
+            free(pieces);
+            return pt_error_code();
+        }
+    }
+    stack->items[base] = (pt_ivalue){.tag = PT_IV_TENSOR_LIST, .owned = 1, .len = n,
+                                     .tensors = pieces};
+    stack->size = base + 1;
+    return PT_OK;
 }
 
 /* ---------------------------------------------------------------- flip */

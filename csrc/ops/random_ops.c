@@ -324,6 +324,13 @@ static pt_status called(pt_tensor *r)
 }
 
 /* t as the result when st is PT_OK, else t released. */
+/* An operator's result kept in *out, or its error. */
+static pt_status called_keep(pt_tensor *r, pt_tensor **out)
+{
+    *out = r;
+    return r ? PT_OK : pt_error_code() != PT_OK ? pt_error_code() : PT_ERR_RUNTIME;
+}
+
 static pt_status result_or_release(pt_status st, pt_tensor *t, pt_tensor **ret)
 {
     if (st != PT_OK) {
@@ -601,7 +608,68 @@ static pt_status dropout(pt_tensor *input, double p, int32_t train, bool inplace
 
 pt_status pt_native_dropout(const pt_tensor *input, double p, int32_t train, pt_tensor **ret)
 {
+    /* torch's is_fused_kernel_acceptable: the fused kernel serves devices other than the CPU */
+    if (input->device.type != PT_DEV_CPU && train && p > 0 && p < 1 && input->numel > 0) {
+        pt_tensor *mask = NULL;
+        PT_TRY(pt_call_native_dropout(input, p, 1, ret, &mask));
+        pt_tensor_release(mask);
+        return PT_OK;
+    }
     return dropout((pt_tensor *)input, p, train, false, ret);
+}
+
+/* (output, mask): the mask is bool (false where an element was dropped) and the output
+ * input * mask / (1 - p), from the same draws as dropout's for one seed; not training, the
+ * output is a copy and the mask all true; an empty input gives itself and an empty mask of its
+ * dtype, as torch's CPU kernel. */
+pt_status pt_native_native_dropout(const pt_tensor *input, double p, int32_t train,
+                                   pt_tensor **ret0, pt_tensor **ret1)
+{
+    /* no check of p of its own, as torch's: bernoulli_ refuses a p outside [0, 1] */
+    pt_tensor *out = NULL, *mask = NULL, *factor = NULL;
+    pt_status st = PT_OK;
+    if (input->numel == 0) {
+        PT_TRY(pt_native_alias(input, &out));
+        st = pt_native_like("native_dropout", input, -1, -1, NULL, -1, -1, &mask);
+    } else if (train == 0) {
+        st = called_keep(pt_call_clone(input, -1), &out);
+        if (st == PT_OK)
+            st = called_keep(pt_call_ones_like(input, PT_BOOL, -1, NULL, -1, -1), &mask);
+    } else {
+        if (p == 1.0) {
+            st = called_keep(pt_call_zeros(0, NULL, input->dtype, -1, &input->device, -1),
+                             &factor);
+        } else {
+            st = dropout_noise(input, p, &factor);
+        }
+        if (st == PT_OK) st = called_keep(pt_call_mul_Tensor(input, factor), &out);
+        if (st == PT_OK && p == 1.0)
+            st = called_keep(pt_call_zeros_like(input, PT_BOOL, -1, NULL, -1, -1), &mask);
+        else if (st == PT_OK) {
+            const pt_scalar zero = {PT_SCALAR_INT, 0, 0.0, 0.0};
+            st = called_keep(pt_call_ne_Scalar(factor, &zero), &mask);
+        }
+        pt_tensor_release(factor);
+    }
+    if (st != PT_OK) {
+        pt_tensor_release(out);
+        pt_tensor_release(mask);
+        return st;
+    }
+    *ret0 = out;
+    *ret1 = mask;
+    return PT_OK;
+}
+
+pt_status pt_native_native_dropout_backward(const pt_tensor *grad_output, const pt_tensor *mask,
+                                            double scale, pt_tensor **ret)
+{
+    pt_tensor *kept = pt_call_mul_Tensor(grad_output, mask);
+    if (!kept) return called(NULL);
+    const pt_scalar s = {PT_SCALAR_FLOAT, 0, scale, 0.0};
+    *ret = pt_call_mul_Scalar(kept, &s);
+    pt_tensor_release(kept);
+    return *ret ? PT_OK : called(NULL);
 }
 
 pt_status pt_native_dropout_(pt_tensor *self, double p, int32_t train, pt_tensor **ret)

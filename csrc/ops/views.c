@@ -2,7 +2,8 @@
  * match as they are: t, expand (the `implicit` flag), the three squeezes, slice with optional
  * bounds and as_strided with an optional offset. Views only touch metadata, so they serve every
  * backend (CompositeExplicitAutograd); the others (view, reshape, permute, ...) are registered as
- * the core functions themselves.
+ * the core functions themselves. Under autograd, reshape is torch's composite of view and
+ * _unsafe_view, so that it records the nodes torch records.
  */
 #include "native.h"
 
@@ -69,4 +70,30 @@ pt_status pt_native_as_strided(const pt_tensor *self, int32_t size_len, const in
         return PT_ERROR(PT_ERR_RUNTIME, "mismatch in length of strides and shape");
     return pt_tensor_as_strided(self, size_len, size, stride,
                                 storage_offset ? *storage_offset : self->offset, ret);
+}
+
+/* The view of a tensor nobody else holds (reshape's clone): not marked a view, so autograd
+ * treats it as the fresh tensor it is, as torch's _unsafe_view. */
+pt_status pt_native__unsafe_view(const pt_tensor *self, int32_t size_len, const int64_t *size,
+                                 pt_tensor **ret)
+{
+    PT_TRY(pt_tensor_view(self, size_len, size, ret));
+    (*ret)->is_view = false;
+    return PT_OK;
+}
+
+pt_status pt_native_reshape_autograd(const pt_tensor *self, int32_t shape_len,
+                                     const int64_t *shape, pt_tensor **ret)
+{
+    bool is_view;
+    PT_TRY(pt_tensor_reshape_is_view(self, shape_len, shape, &is_view));
+    if (is_view) {
+        *ret = pt_call_view(self, shape_len, shape);
+        return *ret ? PT_OK : pt_error_code();
+    }
+    pt_tensor *copy = pt_call_clone(self, PT_MEMORY_FORMAT_CONTIGUOUS);
+    if (!copy) return pt_error_code();
+    *ret = pt_call__unsafe_view(copy, shape_len, shape);
+    pt_tensor_release(copy);
+    return *ret ? PT_OK : pt_error_code();
 }

@@ -423,6 +423,9 @@ typedef struct {
     const char *dunder;
     int form;
     ptpy_thunk thunk; /* set by _set_operator */
+    /* The overload that takes the other operand as a Scalar, for a Python number (torch's
+     * `x ** 3` calls pow.Tensor_Scalar): NULL where the wrapped-number tensor form serves. */
+    ptpy_thunk number_thunk;
 } ptpy_operator;
 
 /* Schema arguments of an operator a number slot calls (its others are left at their defaults). */
@@ -512,6 +515,16 @@ static PyObject *ptpy_operator_fallback(int which, PyObject *self, PyObject *oth
 static PyObject *ptpy_binary(int which, PyObject *self, PyObject *other)
 {
     const ptpy_operator *o = &ptpy_operators[which];
+    if (o->number_thunk && (PyLong_CheckExact(other) || PyFloat_CheckExact(other) ||
+                            PyBool_Check(other) || PyComplex_CheckExact(other))) {
+        PyObject *args[PTPY_OPERATOR_SLOTS] = {self, other};
+        if (o->form == PTPY_REFLECTED) {
+            args[0] = other;
+            args[1] = self;
+        }
+        PyObject *r = o->number_thunk(args, &ptpy_no_extra);
+        if (r || PyErr_Occurred()) return r;
+    }
     if (o->thunk) {
         PyObject *wrapped = NULL;
         if (!ptpy_tensor_of(other)) {

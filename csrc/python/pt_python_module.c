@@ -303,20 +303,28 @@ static PyObject *ptpy_make_fast_caller(PyObject *module, PyObject *args)
     return (PyObject *)f;
 }
 
-/* _set_operator(dunder, ident or None): the thunk the number slot of dunder uses. */
+/* _set_operator(dunder, ident or None, number_ident=None): the thunk the number slot of dunder
+ * uses, and the one it uses when the other operand is a Python number (None: the first, on the
+ * number wrapped in a tensor). */
 static PyObject *ptpy_set_operator(PyObject *module, PyObject *args)
 {
     (void)module;
-    const char *dunder, *ident;
-    if (!PyArg_ParseTuple(args, "sz:_set_operator", &dunder, &ident)) return NULL;
+    const char *dunder, *ident, *number_ident = NULL;
+    if (!PyArg_ParseTuple(args, "sz|z:_set_operator", &dunder, &ident, &number_ident))
+        return NULL;
     for (int i = 0; i < PTPY_OPERATOR_COUNT; i++) {
         if (strcmp(ptpy_operators[i].dunder, dunder) != 0) continue;
         const ptpy_thunk_entry *e = ident ? ptpy_find_thunk(ident) : NULL;
+        const ptpy_thunk_entry *ne = number_ident ? ptpy_find_thunk(number_ident) : NULL;
         if (ident && !e) return PyErr_Format(PyExc_ValueError, "ident: no thunk for %s", ident);
-        if (e && e->nslots > PTPY_OPERATOR_SLOTS)
+        if (number_ident && !ne)
+            return PyErr_Format(PyExc_ValueError, "number_ident: no thunk for %s", number_ident);
+        if ((e && e->nslots > PTPY_OPERATOR_SLOTS) || (ne && ne->nslots > PTPY_OPERATOR_SLOTS))
             return PyErr_Format(PyExc_ValueError, "ident: %s takes too many arguments for a "
-                                "number slot", ident);
+                                "number slot", ne && ne->nslots > PTPY_OPERATOR_SLOTS
+                                               ? number_ident : ident);
         ptpy_operators[i].thunk = e ? e->fn : NULL;
+        ptpy_operators[i].number_thunk = ne ? ne->fn : NULL;
         Py_RETURN_NONE;
     }
     return PyErr_Format(PyExc_ValueError, "dunder: %s has no number slot", dunder);

@@ -216,6 +216,11 @@ class _Cell:
 def pt_py_custom_apply(handle, n_grads, grads, n_outs, outs):
     try:
         cell = ffi.from_handle(handle)
+        if n_grads < 0:  # the backward is over and the graph not retained: free the saved tensors
+            cell.ctx._saved = None
+            cell.ctx._to_save = ()
+            cell.ctx._released = True
+            return 0
         Tensor = _tensor_cls()
         gs = []
         for i in range(n_grads):

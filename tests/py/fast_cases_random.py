@@ -35,3 +35,9 @@ CASES.update({
     "normal_float_float": (lambda: (1.0, 2.0, (3, 2)), "seeded"),
     "random__from": (lambda: (pytensor.zeros(6, dtype=pytensor.int64), -3, 9), "seeded inplace"),
 })
+
+CASES.update({
+    "native_dropout_backward": (lambda: (pytensor.arange(6.0).reshape(2, 3),
+                                         pytensor.tensor([[True, False, True], [False, True, True]]),
+                                         2.0), ""),
+})

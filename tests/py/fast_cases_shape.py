@@ -39,6 +39,7 @@ CASES = {
 CASES.update({
     "view": (lambda: (_t(2, 3), (3, -1)), ""),
     "reshape": (lambda: (_t(2, 3).t(), [6]), ""),
+    "_unsafe_view": (lambda: (_t(2, 3), (3, 2)), ""),
     "permute": (lambda: (_t(2, 3, 4), (2, 0, 1)), ""),
     "expand": (lambda: (_t(3, 1), (2, 3, 4)), ""),
     "squeeze_dims": (lambda: (_t(1, 3, 1), (0, 2)), ""),

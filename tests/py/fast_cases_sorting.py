@@ -22,3 +22,9 @@ CASES.update({
     "_cdist_forward": (lambda: (pytensor.arange(6.0).reshape(3, 2),
                                 pytensor.arange(4.0).reshape(2, 2), 2.0, None), ""),
 })
+
+CASES.update({
+    "_cdist_backward": (lambda: (pytensor.ones(3, 2), _t(3, 4), _t(2, 4) * 0.5, 1.5,
+                                 _t(3, 2) + 1.0), ""),
+    "_pdist_backward": (lambda: (pytensor.ones(6), _t(4, 3), 3.0, _t(6) + 1.0), ""),
+})
