@@ -207,6 +207,7 @@ static pt_status tensor_new(pt_storage *storage, int32_t dtype, int32_t ndim, co
     t->wrapped_number = false;
     t->device = storage->device;
     t->is_view = false;
+    t->is_inference = pt_inference_mode_on;
     t->autograd = NULL;
     atomic_init(&t->version, NULL);
     *out = t;
