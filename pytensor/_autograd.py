@@ -155,8 +155,8 @@ def pt_py_grad_hook(ctx, grad, replacement):
         if tuple(r.shape) != tuple(g.shape):
             raise RuntimeError(f"hook '{name}' has changed the size of value")
         if r.dtype != g.dtype:
-            raise RuntimeError(f"hook '{name}' has changed the type of value (was {g.dtype} got "
-                               f"{r.dtype})")
+            raise RuntimeError(f"hook '{name}' has changed the type of value (was {g.type()} "
+                               f"got {r.type()})")
         lib.pt_tensor_retain(r._h)
         replacement[0] = r._h
         return 0
@@ -218,7 +218,7 @@ def _replace_grads(fn, result, n, arr, old) -> None:
                 raise RuntimeError(f"hook '{_hook_name(fn)}' has changed the size of value")
             if r.dtype != old[i].dtype:
                 raise RuntimeError(f"hook '{_hook_name(fn)}' has changed the type of value (was "
-                                   f"{old[i].dtype} got {r.dtype})")
+                                   f"{old[i].type()} got {r.type()})")
     for i, r in enumerate(result):
         if r is not None:
             lib.pt_tensor_retain(r._h)

@@ -320,6 +320,20 @@ static pt_status run_node_hooks(struct pt_hook *list, int32_t n_in, pt_tensor **
     return PT_OK;
 }
 
+/* Post hooks see the results as the next nodes will (torch validates before them). */
+static pt_status run_post_hooks(pt_node *n, pt_tensor **grads, pt_tensor **outs)
+{
+    for (int32_t j = 0; j < n->n_next; j++) {
+        const pt_edge *e = &n->next[j];
+        if (!outs[j] || !e->node) continue;
+        pt_tensor *g;
+        PT_TRY(pt_validate_grad(n, j, &e->node->input_meta[e->input_nr], outs[j], &g));
+        pt_tensor_release(outs[j]);
+        outs[j] = g;
+    }
+    return run_node_hooks(n->node_post_hooks, n->n_next, outs, n->n_inputs, grads);
+}
+
 static pt_status run_node(pt_node *n, pt_tensor **grads, pt_tensor **outs, bool keep_graph)
 {
     if (n->n_inputs > 0) PT_TRY(pt_accumulate_leaf_hooks(n, &grads[0]));
@@ -341,8 +355,7 @@ static pt_status run_node(pt_node *n, pt_tensor **grads, pt_tensor **outs, bool 
         PT_TRY(run_node_hooks(n->node_pre_hooks, 0, NULL, n->n_inputs, grads));
     if (n->n_inputs > 1 || n->needs_all_grads) PT_TRY(materialize(n, grads));
     pt_status st = n->vt->apply(n, grads, outs);
-    if (st == PT_OK && n->node_post_hooks)
-        st = run_node_hooks(n->node_post_hooks, n->n_next, outs, n->n_inputs, grads);
+    if (st == PT_OK && n->node_post_hooks) st = run_post_hooks(n, grads, outs);
     if (st == PT_OK && pt_anomaly_check_nan())
         for (int32_t i = 0; st == PT_OK && i < n->n_next; i++)
             if (outs[i]) st = check_nan(n, i, outs[i]);
