@@ -63,14 +63,15 @@ class Node:
         return int(ffi.cast("uintptr_t", self._ptr))
 
     def register_hook(self, fn):
-        raise NotImplementedError("Node.register_hook: hooks on graph nodes are not supported "
-                                  "yet; register a hook on the tensor instead "
-                                  "(Tensor.register_hook)")
+        """Registers fn(grad_inputs, grad_outputs) -> tuple or None, run after this node: it
+        may return replacement gradients for the node's inputs (one per next edge, None where
+        no gradient flows). Returns a handle whose remove() takes it off."""
+        return _register_node_hook(self, fn, lib.PT_NODE_POST_HOOK)
 
     def register_prehook(self, fn):
-        raise NotImplementedError("Node.register_prehook: hooks on graph nodes are not supported "
-                                  "yet; register a hook on the tensor instead "
-                                  "(Tensor.register_hook)")
+        """Registers fn(grad_outputs) -> tuple or None, run before this node (after the tensor
+        hooks of its outputs): it may return replacement gradients. Returns a handle."""
+        return _register_node_hook(self, fn, lib.PT_NODE_PRE_HOOK)
 
     def __getattr__(self, name: str):
         # AccumulateGrad's leaf is `variable`, as torch names it
@@ -154,8 +155,8 @@ def pt_py_grad_hook(ctx, grad, replacement):
         if tuple(r.shape) != tuple(g.shape):
             raise RuntimeError(f"hook '{name}' has changed the size of value")
         if r.dtype != g.dtype:
-            raise RuntimeError(f"hook '{name}' has changed the type of value (was {g.dtype} got "
-                               f"{r.dtype})")
+            raise RuntimeError(f"hook '{name}' has changed the type of value (was {g.type()} "
+                               f"got {r.type()})")
         lib.pt_tensor_retain(r._h)
         replacement[0] = r._h
         return 0
@@ -172,6 +173,124 @@ def register_hook(t, hook):
     out = ffi.new("pt_hook **")
     st = lib.pt_autograd_register_hook(t._h, lib.pt_py_grad_hook, handle,
                                        lib.pt_py_release_handle, out)
+    if st:
+        lib.pt_py_release_handle(handle)
+        _raise(st)
+    return RemovableHandle(out[0])
+
+
+# ------------------------------------------------------------------ node hooks
+class _NodeHookCell:
+    __slots__ = ("fn", "kind")
+
+    def __init__(self, fn, kind):
+        self.fn, self.kind = fn, kind
+
+
+def _hook_name(fn) -> str:
+    return getattr(fn, "__name__", repr(fn))
+
+
+def _grads_tuple(n, arr):
+    out = []
+    for i in range(n):
+        if arr[i] == ffi.NULL:
+            out.append(None)
+        else:
+            lib.pt_tensor_retain(arr[i])
+            out.append(_wrap(arr[i]))
+    return tuple(out)
+
+
+def _replace_grads(fn, result, n, arr, old) -> None:
+    """Writes a hook's tuple of gradients into arr (n entries), with torch's checks."""
+    from ._tensor import Tensor
+    if not isinstance(result, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(result).__name__}'")
+    if len(result) != n:
+        raise RuntimeError(f"hook '{_hook_name(fn)}' has returned an incorrect number of values "
+                           f"(got {len(result)}, but expected {n})")
+    for i, r in enumerate(result):
+        if r is not None and not isinstance(r, Tensor):
+            raise TypeError(f"expected Variable, but hook returned '{type(r).__name__}'")
+        if r is not None and old[i] is not None:
+            if tuple(r.shape) != tuple(old[i].shape):
+                raise RuntimeError(f"hook '{_hook_name(fn)}' has changed the size of value")
+            if r.dtype != old[i].dtype:
+                raise RuntimeError(f"hook '{_hook_name(fn)}' has changed the type of value (was "
+                                   f"{old[i].type()} got {r.type()})")
+    for i, r in enumerate(result):
+        if r is not None:
+            lib.pt_tensor_retain(r._h)
+        if arr[i] != ffi.NULL:
+            lib.pt_tensor_release(arr[i])
+        arr[i] = r._h if r is not None else ffi.NULL
+
+
+@ffi.def_extern()
+def pt_py_node_hook(ctx, n_in, grad_inputs, n_out, grad_outputs):
+    try:
+        cell = ffi.from_handle(ctx)
+        gos = _grads_tuple(n_out, grad_outputs)
+        if cell.kind == lib.PT_NODE_PRE_HOOK:
+            result = cell.fn(gos)
+            if result is not None:
+                _replace_grads(cell.fn, result, n_out, grad_outputs, gos)
+            return 0
+        gis = _grads_tuple(n_in, grad_inputs)
+        result = cell.fn(gis, gos)
+        if result is not None:
+            _replace_grads(cell.fn, result, n_in, grad_inputs, gis)
+        return 0
+    except BaseException as e:  # noqa: B036 - re-raised by the caller of backward
+        return _stash_exception(e)
+
+
+def _register_node_hook(node, fn, kind):
+    if not callable(fn):
+        raise TypeError(f"register_{'pre' if kind == lib.PT_NODE_PRE_HOOK else ''}hook: hook "
+                        f"must be callable, not {type(fn).__name__}")
+    handle = _keep(_NodeHookCell(fn, kind))
+    out = ffi.new("pt_hook **")
+    st = lib.pt_node_register_hook(node._ptr, kind, lib.pt_py_node_hook, handle,
+                                   lib.pt_py_release_handle, out)
+    if st:
+        lib.pt_py_release_handle(handle)
+        _raise(st)
+    return RemovableHandle(out[0])
+
+
+class _PostAccCell:
+    __slots__ = ("fn", "tensor")
+
+    def __init__(self, fn, tensor):
+        self.fn, self.tensor = fn, weakref.ref(tensor)
+
+
+@ffi.def_extern()
+def pt_py_post_acc_hook(ctx, leaf, replacement):
+    try:
+        cell = ffi.from_handle(ctx)
+        t = cell.tensor()
+        if t is None:  # the Python object died first: hand the hook a new one over the leaf
+            lib.pt_tensor_retain(leaf)
+            t = _wrap(leaf)
+        r = cell.fn(t)
+        if r is not None:
+            raise TypeError(f"expected Variable, but hook returned '{type(r).__name__}'")
+        return 0
+    except BaseException as e:  # noqa: B036 - re-raised by the caller of backward
+        return _stash_exception(e)
+
+
+def register_post_accumulate_grad_hook(t, hook):
+    if not callable(hook):
+        raise TypeError(f"register_post_accumulate_grad_hook: hook must be callable, not "
+                        f"{type(hook).__name__}")
+    handle = _keep(_PostAccCell(hook, t))
+    out = ffi.new("pt_hook **")
+    st = lib.pt_autograd_register_post_accumulate_hook(t._h, lib.pt_py_post_acc_hook, handle,
+                                                       lib.pt_py_release_handle, out)
     if st:
         lib.pt_py_release_handle(handle)
         _raise(st)
@@ -327,7 +446,13 @@ def _install(tensor_cls, wrap) -> None:
         return bool(lib.pt_autograd_is_leaf(self._h))
 
     def _version(self) -> int:
+        if lib.pt_tensor_is_inference(self._h):
+            raise RuntimeError("Inference tensors do not track version counter.")
         return lib.pt_autograd_version(self._h)
+
+    def is_inference(self) -> bool:
+        """Whether this tensor was made in inference mode (or is a view of such a tensor)."""
+        return bool(lib.pt_tensor_is_inference(self._h))
 
     def _output_nr(self) -> int:
         return lib.pt_autograd_output_nr(self._h)
@@ -377,6 +502,11 @@ def _install(tensor_cls, wrap) -> None:
         if st:
             _raise(st)
 
+    def register_post_accumulate_grad_hook_(self, hook):
+        """Registers hook(tensor) -> None, run on this leaf after its .grad was accumulated in
+        backward; returns a handle whose remove() takes it off."""
+        return register_post_accumulate_grad_hook(self, hook)
+
     def register_hook_(self, hook):
         """Registers hook(grad) -> Tensor or None, run when this tensor's gradient is
         computed; returns a handle whose remove() takes it off."""
@@ -398,3 +528,5 @@ def _install(tensor_cls, wrap) -> None:
     tensor_cls.detach_ = detach_
     tensor_cls.data = property(_get_data, _set_data)
     tensor_cls.register_hook = register_hook_
+    tensor_cls.register_post_accumulate_grad_hook = register_post_accumulate_grad_hook_
+    tensor_cls.is_inference = is_inference

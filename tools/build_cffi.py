@@ -33,6 +33,12 @@ extern "Python" pt_status pt_py_grad_hook(void *ctx, pt_tensor *grad, pt_tensor 
 extern "Python" pt_status pt_py_custom_apply(void *ctx, int32_t n_grads, pt_tensor *const *grads,
                                              int32_t n_outs, pt_tensor **outs);
 extern "Python" void pt_py_anomaly_trace(char *buf, size_t cap);
+extern "Python" pt_status pt_py_node_hook(void *ctx, int32_t n_grad_inputs, pt_tensor **grad_inputs,
+                                          int32_t n_grad_outputs, pt_tensor **grad_outputs);
+extern "Python" pt_status pt_py_post_acc_hook(void *ctx, pt_tensor *leaf, pt_tensor **replacement);
+extern "Python" void pt_py_custom_release_saved(void *ctx);
+extern "Python" pt_status pt_py_saved_pack(void *ctx, pt_tensor *t, void **packed);
+extern "Python" pt_status pt_py_saved_unpack(void *ctx, void *packed, pt_tensor **out);
 extern "Python" pt_status pt_py_boxed_kernel(const pt_op *op, int32_t key, uint64_t keyset,
                                              pt_stack *stack, void *ctx);
 void *pt_py_capsule_destructor(int32_t versioned);

@@ -636,7 +636,10 @@ def emit_entry(op: Op, out: list):
         out.append(_wrap(4, f"pt_status st = call_{ident}", ["ks"] + [n for _, n in params + outs],
                          ";"))
         out.append("    pt_version_guard -= bumps;")
-        out.append(f"    if (st == PT_OK && bumps && ({bump})) st = PT_ERR_MEMORY;")
+        # the bump's own status: out of memory, or an inference tensor written outside
+        # inference mode (Note [inference mode])
+        for w in written:
+            out.append(f"    if (st == PT_OK && bumps) st = pt_version_bump_tensor({w});")
         out.append("    return st;")
     else:
         out.append(_wrap(4, f"return call_{ident}", ["ks"] + [n for _, n in params + outs], ";"))

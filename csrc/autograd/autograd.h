@@ -41,6 +41,28 @@
  *    regenerates grad_fn when it is read.
  * A view that requires grad and was made in no_grad mode, by a function returning several views,
  * or inside a custom Function may not be written in place (PyTorch's errors, same text).
+ *
+ * Note [inference mode]
+ * Inference mode (c10's InferenceMode) is a thread-local flag beside grad mode: entering it
+ * turns grad mode off and puts the autograd keys in the dispatcher's thread-local exclude set;
+ * leaving it (or inference_mode(False)) turns grad mode on. A tensor made while it is on is an
+ * inference tensor (pt_tensor.is_inference, set where tensor objects are made); a view or
+ * detach() takes its base's flag. An inference tensor has no version counter: a view of one
+ * shares nothing, a bump inside inference mode does nothing and one outside is torch's
+ * "Inplace update to inference tensor outside InferenceMode" error (raised after the kernel
+ * wrote, as torch's bump does); saving one for backward is an error. Normal tensors written
+ * in inference mode are still bumped: the entry points bump below autograd whatever the mode.
+ * The cost on a plain call is one thread-local load when a tensor object is made.
+ *
+ * Note [saved tensor hooks]
+ * autograd.graph.saved_tensors_hooks pushes a pack/unpack pair on a thread-local stack
+ * (pt_autograd_saved_hooks_push); a tensor saved while the stack is not empty is handed to the
+ * innermost pack function (with grad mode off) and the saved variable keeps what it returns (an
+ * opaque pointer, a Python object for Python's hooks) and a reference to the pair. Unpacking
+ * calls unpack on it every time; the result gets the history the saved tensor had (its grad_fn,
+ * the owning node for outputs, or the leaf's AccumulateGrad, which the saved variable holds)
+ * when grad mode is on. No version check is possible through hooks (as torch). Releasing the
+ * saved variable releases the packed object, so it dies with the graph or after backward.
  */
 #ifndef PT_AUTOGRAD_H
 #define PT_AUTOGRAD_H
@@ -75,12 +97,15 @@ pt_status pt_version_share(const pt_tensor *src, pt_tensor *dst);
 struct pt_hook {
     _Atomic int64_t refcount;
     pt_grad_hook_fn fn;
+    pt_node_hook_fn node_fn; /* instead of fn for the hooks of a node (Note [node hooks]) */
     void *ctx;
     pt_ctx_release_fn release;
     int32_t index;        /* the node input (forward output) it watches */
     struct pt_hook *next; /* owner's list, oldest first */
 };
 void pt_hook_list_free(struct pt_hook *h);
+/* A node hook's function now (NULL once removed). */
+pt_node_hook_fn pt_hook_node_fn(const pt_hook *h);
 
 /* ---------------------------------------------------------------- graph */
 typedef struct pt_edge {
@@ -121,6 +146,8 @@ struct pt_node {
     int32_t n_inputs;
     pt_input_meta *input_meta;
     struct pt_hook *pre_hooks;  /* tensor hooks of non-leaf outputs, by index */
+    struct pt_hook *node_pre_hooks;  /* grad_fn.register_prehook, oldest first */
+    struct pt_hook *node_post_hooks; /* grad_fn.register_hook, oldest first */
     struct pt_autograd_meta **retains; /* retain_grad targets by index (n_inputs), or NULL */
     char *anomaly_trace;        /* the Python stack that created the node (anomaly mode) */
     bool released;              /* saved variables freed */
@@ -154,6 +181,9 @@ typedef struct pt_autograd_meta {
     int32_t output_nr;
     pt_node *grad_accumulator; /* weak (Note [weak accumulator] in variable.c) */
     struct pt_hook *hooks;     /* leaf hooks, run before accumulation */
+    struct pt_hook *post_acc_hooks; /* leaf hooks run after accumulation, given the leaf */
+    pt_node *held_accumulator; /* owned: a saved leaf unpacked through hooks reaches the leaf's
+                                  AccumulateGrad (grad_accumulator) while this tensor lives */
     bool view_tracked;         /* a view with a history: its version when the history was set */
     int64_t view_version;
 } pt_autograd_meta;
@@ -227,6 +257,10 @@ typedef struct pt_saved_var {
     const char *grad_fn_name; /* the saved tensor's grad_fn at save time, for the message */
     int32_t grad_fn_output_nr;
     bool is_leaf;
+    /* Note [saved tensor hooks]: data is NULL, packed holds the tensor */
+    struct pt_saved_hooks *hooks;
+    void *packed;
+    pt_node *history; /* owned: the grad_fn of a non-leaf input, the AccumulateGrad of a leaf */
 } pt_saved_var;
 /* Saves t (NULL saves nothing); is_output for results of the node's own op. */
 pt_status pt_saved_save(pt_saved_var *v, const pt_tensor *t, bool is_output);
@@ -237,6 +271,9 @@ void pt_saved_release(pt_saved_var *v);
 
 /* ---------------------------------------------------------------- grad mode */
 bool pt_grad_mode_enabled(void);
+static inline bool pt_inference_mode_enabled(void) { return pt_inference_mode_on; }
+/* Sets this thread's grad-mode flag alone (not the dispatcher's sets); returns the old one. */
+bool pt_grad_mode_swap(bool enabled);
 /* Turns the autograd keys off for this thread until pt_below_autograd_end (redispatch below
  * autograd); returns the state to restore. */
 uint64_t pt_below_autograd_begin(void);
@@ -264,6 +301,9 @@ extern const pt_scalar pt_scalar_one;
  * PT_ERR_RUNTIME naming the producing node when the shape cannot be reduced. New reference. */
 pt_status pt_validate_grad(const pt_node *producer, int32_t index, const pt_input_meta *meta,
                            pt_tensor *grad, pt_tensor **out);
+/* The leaf's tensor hooks on the gradient reaching an AccumulateGrad node (nothing for other
+ * nodes): they run first of its hooks, as torch's tensor pre-hooks. */
+pt_status pt_accumulate_leaf_hooks(pt_node *n, pt_tensor **grad);
 /* Runs the Python stack recorder of anomaly mode, when set, into node->anomaly_trace. */
 void pt_anomaly_record(pt_node *n);
 

@@ -15,6 +15,14 @@
  *     (summed over broadcast dims, cast to its dtype; an impossible shape is an error naming
  *     the node) and summed into that node's buffer. Without retain_graph a node frees its saved
  *     variables once it has run.
+ *
+ * Note [node hooks]
+ * The hooks around one node run in torch's order: the tensor hooks of its outputs (for
+ * AccumulateGrad, the leaf's hooks), then retain_grad's copies into .grad, then the node's
+ * pre hooks (grad_fn.register_prehook), each seeing what the one before left, then the node,
+ * then its post hooks (grad_fn.register_hook) with the node's results, which they may replace,
+ * and the gradients it was given. A leaf's post-accumulate hooks run inside AccumulateGrad once
+ * .grad is updated. A hook removed while backward runs is skipped from then on.
  * Everything the run allocates belongs to this call, so backward calls on independent graphs from
  * several threads do not interact; AccumulateGrad serialises its writes to .grad.
  */
@@ -302,8 +310,33 @@ static pt_status add_into_grad(pt_autograd_meta *m, pt_tensor *g)
 }
 
 /* Runs one node: hooks, apply, checks. outs get n->n_next new references (or NULL). */
+static pt_status run_node_hooks(struct pt_hook *list, int32_t n_in, pt_tensor **ins,
+                                int32_t n_out, pt_tensor **outs)
+{
+    for (struct pt_hook *h = list; h; h = h->next) {
+        pt_node_hook_fn fn = pt_hook_node_fn(h);
+        if (fn) PT_TRY(fn(h->ctx, n_in, ins, n_out, outs));
+    }
+    return PT_OK;
+}
+
+/* Post hooks see the results as the next nodes will (torch validates before them). */
+static pt_status run_post_hooks(pt_node *n, pt_tensor **grads, pt_tensor **outs)
+{
+    for (int32_t j = 0; j < n->n_next; j++) {
+        const pt_edge *e = &n->next[j];
+        if (!outs[j] || !e->node) continue;
+        pt_tensor *g;
+        PT_TRY(pt_validate_grad(n, j, &e->node->input_meta[e->input_nr], outs[j], &g));
+        pt_tensor_release(outs[j]);
+        outs[j] = g;
+    }
+    return run_node_hooks(n->node_post_hooks, n->n_next, outs, n->n_inputs, grads);
+}
+
 static pt_status run_node(pt_node *n, pt_tensor **grads, pt_tensor **outs, bool keep_graph)
 {
+    if (n->n_inputs > 0) PT_TRY(pt_accumulate_leaf_hooks(n, &grads[0]));
     for (struct pt_hook *h = n->pre_hooks; h; h = h->next) {
         if (!h->fn || h->index < 0 || h->index >= n->n_inputs || !grads[h->index]) continue;
         pt_tensor *r = NULL;
@@ -318,10 +351,13 @@ static pt_status run_node(pt_node *n, pt_tensor **grads, pt_tensor **outs, bool 
             pt_autograd_meta *m = n->retains[i];
             if (m && m->alive && grads[i]) PT_TRY(add_into_grad(m, grads[i]));
         }
+    if (n->node_pre_hooks)
+        PT_TRY(run_node_hooks(n->node_pre_hooks, 0, NULL, n->n_inputs, grads));
     /* Generated nodes take undefined gradients as they come (Note [undefined gradients of
      * multi-output nodes] in functions_multi.c); custom Functions get zeros. */
     if (n->needs_all_grads) PT_TRY(materialize(n, grads));
     pt_status st = n->vt->apply(n, grads, outs);
+    if (st == PT_OK && n->node_post_hooks) st = run_post_hooks(n, grads, outs);
     if (st == PT_OK && pt_anomaly_check_nan())
         for (int32_t i = 0; st == PT_OK && i < n->n_next; i++)
             if (outs[i]) st = check_nan(n, i, outs[i]);

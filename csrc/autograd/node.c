@@ -64,6 +64,8 @@ static void node_destroy(pt_node *n)
             free(n->input_meta[i].sizes);
     free(n->input_meta);
     pt_hook_list_free(n->pre_hooks);
+    pt_hook_list_free(n->node_pre_hooks);
+    pt_hook_list_free(n->node_post_hooks);
     if (n->retains) {
         for (int32_t i = 0; i < n->n_inputs; i++) pt_autograd_meta_release(n->retains[i]);
         free(n->retains);
@@ -343,6 +345,7 @@ typedef struct {
     pt_custom_apply_fn fn;
     void *ctx;
     pt_ctx_release_fn release;
+    pt_ctx_release_fn release_saved; /* frees what the Function saved, given ctx */
 } custom_node;
 
 static pt_status custom_apply(pt_node *self, pt_tensor *const *grads, pt_tensor **outs)
@@ -359,13 +362,13 @@ static pt_status custom_apply(pt_node *self, pt_tensor *const *grads, pt_tensor 
     return n->fn(n->ctx, self->n_inputs, grads, self->n_next, outs);
 }
 
-/* The tensors a Function saved live in its ctx: a backward without retain_graph frees them right
- * after it ran, as torch does, not when the node dies (apply with n_grads = -1, pytensor.h), and
- * the engine's `released` flag refuses a second run. */
+/* The tensors a Function saved live in its Python ctx: a backward without retain_graph has the
+ * ctx free them (and their packed values, Note [saved tensor hooks]); the engine's `released`
+ * flag ends the right to run again. */
 static void custom_release_saved(pt_node *self)
 {
     custom_node *n = (custom_node *)self;
-    if (!self->released) (void)n->fn(n->ctx, -1, NULL, 0, NULL);
+    if (n->release_saved && n->ctx && !self->released) n->release_saved(n->ctx);
 }
 
 static void custom_destroy(pt_node *self)
@@ -376,6 +379,14 @@ static void custom_destroy(pt_node *self)
 
 static const pt_node_vtable custom_vt = {"CustomFunction", custom_apply, custom_release_saved,
                                          custom_destroy, NULL};
+
+pt_status pt_autograd_custom_node_on_release(pt_node *n, pt_ctx_release_fn release_saved)
+{
+    if (!n || n->vt != &custom_vt)
+        return PT_ERROR(PT_ERR_VALUE, "custom node: not the node of a custom Function");
+    ((custom_node *)n)->release_saved = release_saved;
+    return PT_OK;
+}
 
 pt_status pt_autograd_custom_node(const char *name, pt_custom_apply_fn apply, void *ctx,
                                   pt_ctx_release_fn release, int32_t n_inputs,

@@ -49,6 +49,14 @@ void pt_version_release(pt_version *v)
 
 pt_status pt_version_bump(pt_tensor *t)
 {
+    /* Note [inference mode]: inference tensors have no counter to bump */
+    if (t->is_inference) {
+        if (pt_inference_mode_on) return PT_OK;
+        return PT_ERROR(PT_ERR_RUNTIME,
+                        "Inplace update to inference tensor outside InferenceMode is not allowed."
+                        "You can make a clone to get a normal tensor before doing inplace update."
+                        "See https://github.com/pytorch/rfcs/pull/17 for more details.");
+    }
     pt_version *v = pt_version_of(t);
     if (!v) return PT_ERR_MEMORY;
     atomic_fetch_add_explicit(&v->value, 1, memory_order_relaxed);
@@ -59,6 +67,10 @@ pt_status pt_version_bump_tensor(pt_tensor *t) { return pt_version_bump(t); }
 
 pt_status pt_version_share(const pt_tensor *src, pt_tensor *dst)
 {
+    /* views and detach()es of inference tensors are inference tensors, of others not, whatever
+       the mode they are made in (Note [inference mode]) */
+    dst->is_inference = src->is_inference;
+    if (src->is_inference) return PT_OK;
     pt_version *v = pt_version_of((pt_tensor *)src);
     if (!v) return PT_ERR_MEMORY;
     atomic_fetch_add_explicit(&v->refcount, 1, memory_order_relaxed);
@@ -80,6 +92,7 @@ void pt_hook_remove(pt_hook *h)
     if (!h) return;
     pthread_mutex_lock(&acc_lock);
     h->fn = NULL;
+    h->node_fn = NULL;
     pthread_mutex_unlock(&acc_lock);
 }
 
@@ -115,6 +128,7 @@ static void hook_append(struct pt_hook **list, pt_hook *h)
 
 /* ---------------------------------------------------------------- grad mode */
 static _Thread_local bool grad_disabled;
+_Thread_local bool pt_inference_mode_on;
 static _Atomic int anomaly_mode;      /* bit 0: enabled, bit 1: check nan */
 static pt_anomaly_trace_fn anomaly_tracer;
 
@@ -129,6 +143,25 @@ void pt_autograd_set_grad_enabled(int32_t enabled)
     excluded = enabled ? excluded & ~PT_AUTOGRAD_KEYS : excluded | PT_AUTOGRAD_KEYS;
     pt_dispatch_tls_set(pt_dispatch_tls_included(), excluded);
 }
+
+bool pt_grad_mode_swap(bool enabled)
+{
+    const bool was = !grad_disabled;
+    grad_disabled = !enabled;
+    return was;
+}
+
+int32_t pt_autograd_is_inference_mode_enabled(void) { return pt_inference_mode_on; }
+
+/* c10's InferenceMode guard: inference mode on means grad mode off and the autograd keys
+ * excluded; off means grad mode on. */
+void pt_autograd_set_inference_mode(int32_t enabled)
+{
+    pt_inference_mode_on = enabled != 0;
+    pt_autograd_set_grad_enabled(!enabled);
+}
+
+int32_t pt_tensor_is_inference(const pt_tensor *t) { return t->is_inference; }
 
 uint64_t pt_below_autograd_begin(void)
 {
@@ -186,7 +219,9 @@ void pt_autograd_meta_release(pt_autograd_meta *m)
     if (!m || !pt_refcount_drop(&m->refcount)) return;
     pt_tensor_release(m->grad);
     pt_node_release(m->grad_fn);
+    pt_node_release(m->held_accumulator);
     pt_hook_list_free(m->hooks);
+    pt_hook_list_free(m->post_acc_hooks);
     free(m);
 }
 
@@ -201,19 +236,25 @@ void pt_autograd_tensor_free(pt_tensor *t)
         /* The grad and grad_fn go with the tensor even if a retain_grad hook keeps the record. */
         pt_tensor *g = m->grad;
         pt_node *fn = m->grad_fn;
-        struct pt_hook *hooks = m->hooks;
+        struct pt_hook *hooks = m->hooks, *post = m->post_acc_hooks;
+        pt_node *held = m->held_accumulator;
         m->grad = NULL;
         m->grad_fn = NULL;
         m->hooks = NULL;
+        m->post_acc_hooks = NULL;
+        m->held_accumulator = NULL;
         pt_autograd_meta_release(m);
         pt_tensor_release(g);
         pt_node_release(fn);
+        pt_node_release(held);
         pt_hook_list_free(hooks);
+        pt_hook_list_free(post);
     }
     pt_version_release(atomic_exchange_explicit(&t->version, NULL, memory_order_acq_rel));
 }
 
 /* ---------------------------------------------------------------- AccumulateGrad */
+static const pt_node_vtable accumulate_vt;
 typedef struct {
     pt_node base;
     pt_tensor *variable; /* the leaf, strong */
@@ -253,11 +294,7 @@ static pt_status accumulate_apply(pt_node *self, pt_tensor *const *grads, pt_ten
     if (!grads[0] || !m) return PT_OK;
     pt_tensor *g = grads[0];
     pt_tensor_retain(g);
-    pt_status st = run_hooks(m->hooks, 0, &g);
-    if (st != PT_OK) {
-        pt_tensor_release(g);
-        return st;
-    }
+    pt_status st = PT_OK;
     const bool grad_mode = pt_grad_mode_enabled();
     pthread_mutex_lock(&acc_lock);
     pt_tensor *old = m->grad;
@@ -292,7 +329,23 @@ static pt_status accumulate_apply(pt_node *self, pt_tensor *const *grads, pt_ten
     }
     pthread_mutex_unlock(&acc_lock);
     pt_tensor_release(g);
+    /* register_post_accumulate_grad_hook: each sees the leaf with its new .grad */
+    for (struct pt_hook *h = m->post_acc_hooks; st == PT_OK && h; h = h->next) {
+        pthread_mutex_lock(&acc_lock);
+        pt_grad_hook_fn fn = h->fn;
+        pthread_mutex_unlock(&acc_lock);
+        pt_tensor *r = NULL;
+        if (fn) st = fn(h->ctx, leaf, &r);
+        pt_tensor_release(r);
+    }
     return st;
+}
+
+pt_status pt_accumulate_leaf_hooks(pt_node *n, pt_tensor **grad)
+{
+    if (n->vt != &accumulate_vt || !*grad) return PT_OK;
+    pt_autograd_meta *m = ((accumulate_node *)n)->variable->autograd;
+    return m ? run_hooks(m->hooks, 0, grad) : PT_OK;
 }
 
 static void accumulate_destroy(pt_node *self)
@@ -434,118 +487,6 @@ pt_status pt_check_inplace(const pt_tensor *t, const char *opname)
     return PT_OK;
 }
 
-/* ---------------------------------------------------------------- saved variables */
-/* "pytensor.FloatTensor", as Tensor.type() names it. */
-static const char *type_string(const pt_tensor *t, char *buf, size_t cap)
-{
-    const pt_dtype_info *info = pt_dtype_info_of(t->dtype);
-    const char *legacy = info && info->legacy_name && info->legacy_name[0] ? info->legacy_name
-                                                                           : info ? info->name
-                                                                                  : "?";
-    snprintf(buf, cap, "pytensor.%s%sTensor", t->device.type == PT_DEV_CUDA ? "cuda." : "",
-             legacy);
-    return buf;
-}
-
-pt_status pt_saved_save(pt_saved_var *v, const pt_tensor *t, bool is_output)
-{
-    memset(v, 0, sizeof *v);
-    if (!t) return PT_OK;
-    pt_version *ver = pt_version_of((pt_tensor *)t);
-    if (!ver) return PT_ERR_MEMORY;
-    v->version = atomic_load_explicit(&ver->value, memory_order_relaxed);
-    v->is_output = is_output;
-    v->was_saved = true;
-    if (t->autograd && t->autograd->grad_fn) {
-        v->grad_fn_name = t->autograd->grad_fn->name;
-        v->grad_fn_output_nr = t->autograd->output_nr;
-    }
-    v->is_leaf = !(t->autograd && t->autograd->grad_fn);
-    v->output_nr = t->autograd ? t->autograd->output_nr : 0;
-    if (!is_output) {
-        pt_tensor_retain((pt_tensor *)t);
-        v->data = (pt_tensor *)t;
-        return PT_OK;
-    }
-    /* An output is saved as a plain alias: holding the tensor itself would hold its grad_fn,
-     * which holds this saved variable (a cycle). */
-    pt_tensor *alias;
-    PT_TRY(pt_tensor_make(t->storage, t->dtype, t->ndim, t->sizes, t->strides, t->offset, &alias));
-    pt_status st = pt_version_share(t, alias);
-    if (st != PT_OK) {
-        pt_tensor_release(alias);
-        return st;
-    }
-    v->data = alias;
-    return PT_OK;
-}
-
-pt_status pt_saved_unpack(pt_saved_var *v, pt_node *owner, pt_tensor **out)
-{
-    *out = NULL;
-    if (v->released)
-        return PT_ERROR(PT_ERR_RUNTIME,
-                        "Trying to backward through the graph a second time (or directly access "
-                        "saved tensors after they have already been freed). Saved intermediate "
-                        "values of the graph are freed when you call .backward() or "
-                        "autograd.grad(). Specify retain_graph=True if you need to backward "
-                        "through the graph a second time or if you need to access saved tensors "
-                        "after calling backward.");
-    if (!v->data) return PT_OK;
-    int64_t now = pt_version_value(v->data);
-    if (now != v->version) {
-        char type[64], sizes[256], which[160] = "";
-        pt_format_ints(sizes, sizeof sizes, v->data->ndim, v->data->sizes);
-        /* as torch, a saved input is named by its history now: the in-place op that
-           modified it */
-        const pt_autograd_meta *m = v->is_output ? NULL : v->data->autograd;
-        if (v->is_output)
-            snprintf(which, sizeof which, ", which is output %d of %s,", (int)v->output_nr,
-                     owner ? owner->name : "?");
-        else if (m && m->grad_fn)
-            snprintf(which, sizeof which, ", which is output %d of %s,", (int)m->output_nr,
-                     m->grad_fn->name);
-        else if (v->grad_fn_name)
-            snprintf(which, sizeof which, ", which is output %d of %s,",
-                     (int)v->grad_fn_output_nr, v->grad_fn_name);
-        return PT_ERROR(PT_ERR_RUNTIME,
-                        "one of the variables needed for gradient computation has been modified "
-                        "by an inplace operation: [%s %s]%s is at version %lld; expected version "
-                        "%lld instead. Hint: enable anomaly detection to find the operation that "
-                        "failed to compute its gradient, with "
-                        "pytensor.autograd.set_detect_anomaly(True).",
-                        type_string(v->data, type, sizeof type), sizes, which, (long long)now,
-                        (long long)v->version);
-    }
-    if (v->is_output && owner && pt_grad_mode_enabled()) {
-        /* create_graph: the output regains its place in the graph (this node) */
-        pt_tensor *t;
-        PT_TRY(pt_tensor_make(v->data->storage, v->data->dtype, v->data->ndim, v->data->sizes,
-                              v->data->strides, v->data->offset, &t));
-        pt_status st = pt_version_share(v->data, t);
-        pt_autograd_meta *m = st == PT_OK ? pt_autograd_meta_of(t) : NULL;
-        if (!m) {
-            pt_tensor_release(t);
-            return st != PT_OK ? st : PT_ERR_MEMORY;
-        }
-        pt_node_retain(owner);
-        m->grad_fn = owner;
-        m->output_nr = v->output_nr;
-        *out = t;
-        return PT_OK;
-    }
-    pt_tensor_retain(v->data);
-    *out = v->data;
-    return PT_OK;
-}
-
-void pt_saved_release(pt_saved_var *v)
-{
-    if (v->was_saved) v->released = true;
-    pt_tensor_release(v->data);
-    v->data = NULL;
-}
-
 /* ---------------------------------------------------------------- the ABI */
 pt_status pt_autograd_set_requires_grad(pt_tensor *t, int32_t requires_grad)
 {
@@ -557,6 +498,9 @@ pt_status pt_autograd_set_requires_grad(pt_tensor *t, int32_t requires_grad)
                         "to use a computed variable in a subgraph that doesn't require "
                         "differentiation use var_no_grad = var.detach().");
     }
+    if (requires_grad && t->is_inference && !pt_inference_mode_on)
+        return PT_ERROR(PT_ERR_RUNTIME, "Setting requires_grad=True on inference tensor outside "
+                        "InferenceMode is not allowed.");
     if (requires_grad && !pt_autograd_differentiable_dtype(t->dtype))
         return PT_ERROR(PT_ERR_RUNTIME, "only Tensors of floating point and complex dtype can "
                         "require gradients");
@@ -672,6 +616,54 @@ pt_status pt_autograd_register_hook(pt_tensor *t, pt_grad_hook_fn fn, void *ctx,
     return PT_OK;
 }
 
+pt_status pt_autograd_register_post_accumulate_hook(pt_tensor *t, pt_grad_hook_fn fn, void *ctx,
+                                                    pt_ctx_release_fn release, pt_hook **out)
+{
+    *out = NULL;
+    if (!fn) return PT_ERROR(PT_ERR_VALUE, "register_post_accumulate_grad_hook: fn is NULL");
+    if (!pt_requires_grad(t))
+        return PT_ERROR(PT_ERR_RUNTIME,
+                        "cannot register a hook on a tensor that doesn't require gradient");
+    if (t->autograd->grad_fn)
+        return PT_ERROR(PT_ERR_RUNTIME,
+                        "post accumulate grad hooks cannot be registered on non-leaf tensors");
+    pt_hook *h = hook_new(fn, ctx, release, 0);
+    if (!h) return PT_ERR_MEMORY;
+    atomic_fetch_add_explicit(&h->refcount, 1, memory_order_relaxed); /* the caller's */
+    pthread_mutex_lock(&acc_lock);
+    hook_append(&t->autograd->post_acc_hooks, h);
+    pthread_mutex_unlock(&acc_lock);
+    *out = h;
+    return PT_OK;
+}
+
+pt_status pt_node_register_hook(pt_node *n, int32_t kind, pt_node_hook_fn fn, void *ctx,
+                                pt_ctx_release_fn release, pt_hook **out)
+{
+    *out = NULL;
+    if (!n || !fn) return PT_ERROR(PT_ERR_VALUE, "register_hook: node and fn are required");
+    if (kind != PT_NODE_PRE_HOOK && kind != PT_NODE_POST_HOOK)
+        return PT_ERROR(PT_ERR_VALUE, "register_hook: kind %d is not a node hook kind", (int)kind);
+    pt_hook *h = hook_new(NULL, ctx, release, -1);
+    if (!h) return PT_ERR_MEMORY;
+    h->node_fn = fn;
+    atomic_fetch_add_explicit(&h->refcount, 1, memory_order_relaxed); /* the caller's */
+    pthread_mutex_lock(&acc_lock);
+    hook_append(kind == PT_NODE_PRE_HOOK ? &n->node_pre_hooks : &n->node_post_hooks, h);
+    pthread_mutex_unlock(&acc_lock);
+    *out = h;
+    return PT_OK;
+}
+
+/* The function of a hook now (NULL once removed); read under the lock that remove takes. */
+pt_node_hook_fn pt_hook_node_fn(const pt_hook *h)
+{
+    pthread_mutex_lock(&acc_lock);
+    pt_node_hook_fn fn = h->node_fn;
+    pthread_mutex_unlock(&acc_lock);
+    return fn;
+}
+
 pt_status pt_autograd_detach(const pt_tensor *t, pt_tensor **out)
 {
     PT_TRY(pt_tensor_make(t->storage, t->dtype, t->ndim, t->sizes, t->strides, t->offset, out));
@@ -701,7 +693,9 @@ pt_status pt_autograd_detach_(pt_tensor *t)
 
 pt_status pt_autograd_data(const pt_tensor *t, pt_tensor **out)
 {
-    return pt_tensor_make(t->storage, t->dtype, t->ndim, t->sizes, t->strides, t->offset, out);
+    PT_TRY(pt_tensor_make(t->storage, t->dtype, t->ndim, t->sizes, t->strides, t->offset, out));
+    (*out)->is_inference = t->is_inference;
+    return PT_OK;
 }
 
 pt_status pt_autograd_bump_version(pt_tensor *t) { return pt_version_bump(t); }

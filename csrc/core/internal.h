@@ -174,6 +174,7 @@ struct pt_tensor {
     bool wrapped_number; /* Note [wrapped numbers] (pytensor.h) */
     bool is_view;        /* made by a view op from another tensor's storage (autograd checks it) */
     uint8_t view_creation; /* how a view was made: pt_view_creation (csrc/autograd/autograd.h) */
+    bool is_inference;   /* made in inference mode, or a view of such a tensor (Note [inference mode]) */
     pt_device device;
     int64_t *sizes;   /* points into inline_dims or to a heap block of 2 * ndim */
     int64_t *strides; /* sizes + ndim */
@@ -261,6 +262,9 @@ pt_status pt_version_bump_tensor(pt_tensor *t);
 /* Nonzero while a call that bumps the versions of what it writes runs: the calls its kernel
  * makes in turn leave the versions to it (dispatch.c). */
 extern _Thread_local int32_t pt_version_guard;
+/* Whether this thread is in inference mode: tensors made now are inference tensors (Note
+ * [inference mode] in csrc/autograd/autograd.h; set in csrc/autograd/variable.c). */
+extern _Thread_local bool pt_inference_mode_on;
 /* (tensor_keys | tls included) & ~tls excluded & the op's non-fallthrough mask. */
 uint64_t pt_dispatch_compute_keyset(const pt_op *op, uint64_t tensor_keys);
 /* The slot for the highest key in keyset; writes the key. Never NULL: a missing slot is a kernel

@@ -209,6 +209,7 @@ static pt_status tensor_new(pt_storage *storage, int32_t dtype, int32_t ndim, co
     t->is_view = false;
     t->view_creation = 0;
     t->view_base = NULL;
+    t->is_inference = pt_inference_mode_on;
     t->autograd = NULL;
     atomic_init(&t->version, NULL);
     *out = t;

@@ -620,6 +620,13 @@ typedef struct pt_node pt_node; /* a backward graph node (grad_fn); reference-co
 typedef struct pt_hook pt_hook; /* a registered gradient hook; reference-counted */
 /* A gradient hook: may write a replacement gradient (new reference) into *replacement. */
 typedef pt_status (*pt_grad_hook_fn)(void *ctx, pt_tensor *grad, pt_tensor **replacement);
+/* A hook of a graph node (grad_fn.register_prehook / register_hook). Pre hooks get the
+ * gradients arriving at the node (n_grad_outputs, NULL = undefined) and may replace entries of
+ * grad_outputs; post hooks get the node's results too (n_grad_inputs, one per next edge) and
+ * may replace entries of grad_inputs. A replaced entry is released by the hook, the new one is a
+ * new reference. */
+typedef pt_status (*pt_node_hook_fn)(void *ctx, int32_t n_grad_inputs, pt_tensor **grad_inputs,
+                                     int32_t n_grad_outputs, pt_tensor **grad_outputs);
 typedef void (*pt_ctx_release_fn)(void *ctx);
 /* requires_grad of a leaf; PT_ERR_RUNTIME for a non-leaf turned off and for dtypes that are not
  * floating point or complex. */
@@ -654,6 +661,33 @@ PT_API void pt_autograd_set_grad_enabled(int32_t enabled);
 PT_API int32_t pt_autograd_is_anomaly_enabled(void);
 PT_API int32_t pt_autograd_is_anomaly_check_nan_enabled(void);
 PT_API void pt_autograd_set_anomaly_enabled(int32_t enabled, int32_t check_nan);
+/* Inference mode (thread-local; Note [inference mode] in csrc/autograd/autograd.h): on turns grad
+ * mode off, off turns it on; the caller restores both on exit. */
+PT_API int32_t pt_autograd_is_inference_mode_enabled(void);
+PT_API void pt_autograd_set_inference_mode(int32_t enabled);
+PT_API int32_t pt_tensor_is_inference(const pt_tensor *t);
+/* Saved-tensor hooks (thread-local stack; Note [saved tensor hooks]). pack writes an opaque
+ * packed value, released with release_packed; unpack writes a new reference. push takes ctx
+ * (released with release when the pair is no longer used) only when it succeeds; it fails with
+ * the message of pt_autograd_saved_hooks_disable while hooks are disabled. */
+typedef pt_status (*pt_saved_pack_fn)(void *ctx, pt_tensor *t, void **packed);
+typedef pt_status (*pt_saved_unpack_fn)(void *ctx, void *packed, pt_tensor **out);
+PT_API pt_status pt_autograd_saved_hooks_push(pt_saved_pack_fn pack, pt_saved_unpack_fn unpack,
+                                              pt_ctx_release_fn release_packed, void *ctx,
+                                              pt_ctx_release_fn release);
+PT_API pt_status pt_autograd_saved_hooks_pop(void);
+/* message NULL enables them again; disabling while a pair is pushed fails with the message. */
+PT_API pt_status pt_autograd_saved_hooks_disable(const char *message);
+PT_API const char *pt_autograd_saved_hooks_disabled_message(void); /* borrowed; NULL: enabled */
+/* A saved variable on its own (custom Functions' save_for_backward): saving applies the hooks
+ * and the checks the formulas' saved variables get; unpack takes the node that owns it (for
+ * outputs) or NULL; release_data frees what it holds (later unpacks raise the "backward through
+ * the graph a second time" error); free frees it. */
+typedef struct pt_saved_tensor pt_saved_tensor;
+PT_API pt_status pt_saved_tensor_new(const pt_tensor *t, int32_t is_output, pt_saved_tensor **out);
+PT_API pt_status pt_saved_tensor_unpack(pt_saved_tensor *s, pt_node *owner, pt_tensor **out);
+PT_API void pt_saved_tensor_release_data(pt_saved_tensor *s);
+PT_API void pt_saved_tensor_free(pt_saved_tensor *s);
 /* Called when a node is made in anomaly mode: writes the creating stack (NUL-terminated text, at
  * most cap bytes) into buf. */
 typedef void (*pt_anomaly_trace_fn)(char *buf, size_t cap);
@@ -686,16 +720,26 @@ PT_API pt_status pt_autograd_register_hook(pt_tensor *t, pt_grad_hook_fn fn, voi
                                            pt_ctx_release_fn release, pt_hook **out);
 PT_API void pt_hook_remove(pt_hook *h);
 PT_API void pt_hook_release(pt_hook *h);
+/* Hooks of a node: kind PT_NODE_PRE_HOOK runs before the node (after the tensor hooks and
+ * retain_grad of its outputs), PT_NODE_POST_HOOK after it (Note [node hooks], engine.c). */
+enum { PT_NODE_PRE_HOOK = 0, PT_NODE_POST_HOOK = 1 };
+PT_API pt_status pt_node_register_hook(pt_node *n, int32_t kind, pt_node_hook_fn fn, void *ctx,
+                                       pt_ctx_release_fn release, pt_hook **out);
+/* A hook run with the leaf t (as `grad`, replacement must stay NULL) after its .grad was
+ * accumulated; PT_ERR_RUNTIME for tensors that are not leaves requiring grad. */
+PT_API pt_status pt_autograd_register_post_accumulate_hook(pt_tensor *t, pt_grad_hook_fn fn,
+                                                           void *ctx, pt_ctx_release_fn release,
+                                                           pt_hook **out);
 /* Custom Functions: a node whose backward calls apply(ctx, grads of its n_outputs outputs ->
- * gradients of its n_inputs inputs). Next edges come from inputs (NULL entries: not tensors).
- * After a backward without retain_graph the node calls apply(ctx, -1, NULL, 0, NULL) once: the
- * Function drops its saved tensors then (its status is ignored). */
+ * gradients of its n_inputs inputs). Next edges come from inputs (NULL entries: not tensors). */
 typedef pt_status (*pt_custom_apply_fn)(void *ctx, int32_t n_grads, pt_tensor *const *grads,
                                         int32_t n_outs, pt_tensor **outs);
 PT_API pt_status pt_autograd_custom_node(const char *name, pt_custom_apply_fn apply, void *ctx,
                                          pt_ctx_release_fn release, int32_t n_inputs,
                                          pt_tensor *const *inputs, int32_t n_outputs,
                                          pt_node **out);
+/* Has a backward without retain_graph call release_saved(ctx) of custom node n once it ran. */
+PT_API pt_status pt_autograd_custom_node_on_release(pt_node *n, pt_ctx_release_fn release_saved);
 /* Makes t output output_nr of node (its grad_fn); for custom Functions. */
 PT_API pt_status pt_autograd_set_history(pt_tensor *t, pt_node *node, int32_t output_nr);
 /* The number of formulas (generated autograd kernels) and their operator names. */

@@ -3,6 +3,7 @@ recorded as one node of the graph whose backward calls back into Python."""
 from __future__ import annotations
 
 import functools
+import weakref
 
 from .. import _autograd
 from .._C import _keep, _raise, _stash_exception, ffi, lib
@@ -56,16 +57,18 @@ class FunctionCtx:
         for entry in self._saved:
             if entry is None:
                 out.append(None)
-                continue
-            t, version, is_output = entry
-            if t._version != version:
-                raise RuntimeError(
-                    "one of the variables needed for gradient computation has been modified by "
-                    f"an inplace operation: [{t.type()} {list(t.shape)}] is at version "
-                    f"{t._version}; expected version {version} instead. Hint: enable anomaly "
-                    "detection to find the operation that failed to compute its gradient, with "
-                    "pytensor.autograd.set_detect_anomaly(True).")
-            out.append(t)
+            elif isinstance(entry, tuple):
+                t, version, is_output = entry
+                if t._version != version:
+                    raise RuntimeError(
+                        "one of the variables needed for gradient computation has been modified "
+                        f"by an inplace operation: [{t.type()} {list(t.shape)}] is at version "
+                        f"{t._version}; expected version {version} instead. Hint: enable anomaly "
+                        "detection to find the operation that failed to compute its gradient, "
+                        "with pytensor.autograd.set_detect_anomaly(True).")
+                out.append(t)
+            else:
+                out.append(entry.unpack(self._node))
         return tuple(out)
 
     def mark_dirty(self, *tensors) -> None:
@@ -157,6 +160,9 @@ class Function(metaclass=_FunctionMeta):
             _raise(st)
         node_ptr = ffi.gc(node[0], lib.pt_node_release)
         ctx._node = int(ffi.cast("uintptr_t", node_ptr))
+        st = lib.pt_autograd_custom_node_on_release(node_ptr, lib.pt_py_custom_release_saved)
+        if st:
+            _raise(st)
         dirty = {id(t) for t in ctx._dirty}
         nondiff = {id(t) for t in ctx._non_differentiable}
         input_ids = {id(a) for a in args if isinstance(a, Tensor)}
@@ -191,18 +197,52 @@ class Function(metaclass=_FunctionMeta):
             if st:
                 _raise(st)
         out_ids = {id(o): i for i, o in enumerate(outs) if isinstance(o, Tensor)}
-        saved = []
-        for t in to_save:
-            if t is None:
-                saved.append(None)
-            elif id(t) in out_ids and id(t) not in input_ids:
-                # an output: keep an alias without its history (no reference cycle)
-                saved.append((t.detach(), t._version, True))
-            else:
-                saved.append((t, t._version, False))
-        ctx._saved = saved
+        # saved variables of the C core: the checks and saved-tensor hooks of the formulas'
+        ctx._saved = [None if t is None else
+                      _SavedTensor(t, id(t) in out_ids and id(t) not in input_ids)
+                      for t in to_save]
         ctx._to_save = ()
         return tuple(outs) if is_tuple else outs[0]
+
+
+class _SavedTensor:
+    """One tensor of save_for_backward, held by a C saved variable (Note [saved tensor hooks]).
+    An input saved as it is unpacks to the very object that was saved while that lives."""
+
+    __slots__ = ("_ptr", "_obj")
+
+    def __init__(self, t, is_output: bool):
+        out = ffi.new("pt_saved_tensor **")
+        st = lib.pt_saved_tensor_new(t._h, int(is_output), out)
+        if st:
+            _raise(st)
+        self._ptr = ffi.gc(out[0], lib.pt_saved_tensor_free)
+        self._obj = None if is_output else weakref.ref(t)
+
+    def unpack(self, node_addr):
+        out = ffi.new("pt_tensor **")
+        owner = ffi.cast("pt_node *", node_addr) if node_addr else ffi.NULL
+        st = lib.pt_saved_tensor_unpack(self._ptr, owner, out)
+        if st:
+            _raise(st)
+        obj = self._obj() if self._obj is not None else None
+        if obj is not None and obj._h == out[0]:
+            lib.pt_tensor_release(out[0])
+            return obj
+        return _autograd._wrap(out[0])
+
+    def release(self) -> None:
+        lib.pt_saved_tensor_release_data(self._ptr)
+
+
+@ffi.def_extern()
+def pt_py_custom_release_saved(handle):
+    # a backward without retain_graph is over: what the Function saved goes (the C node's
+    # `released` flag refuses a second run)
+    cell = ffi.from_handle(handle)
+    for entry in cell.ctx._saved or ():
+        if isinstance(entry, _SavedTensor):
+            entry.release()
 
 
 class _Cell:
@@ -216,11 +256,6 @@ class _Cell:
 def pt_py_custom_apply(handle, n_grads, grads, n_outs, outs):
     try:
         cell = ffi.from_handle(handle)
-        if n_grads < 0:  # the backward is over and the graph not retained: free the saved tensors
-            cell.ctx._saved = None
-            cell.ctx._to_save = ()
-            cell.ctx._released = True
-            return 0
         Tensor = _tensor_cls()
         gs = []
         for i in range(n_grads):

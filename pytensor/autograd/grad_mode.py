@@ -17,11 +17,9 @@ def is_grad_enabled() -> bool:
     return bool(lib.pt_autograd_is_grad_enabled())
 
 
-_inference = __import__("threading").local()
-
-
 def is_inference_mode_enabled() -> bool:
-    return getattr(_inference, "depth", 0) > 0
+    """Whether this thread is in inference mode (tensors made now are inference tensors)."""
+    return bool(lib.pt_autograd_is_inference_mode_enabled())
 
 
 class _DecoratorContextManager:
@@ -132,15 +130,21 @@ class set_grad_enabled(_DecoratorContextManager):
 
 
 class inference_mode(_DecoratorContextManager):
-    """Like no_grad for the code inside (no history is recorded). pytensor does not mark the
-    tensors made inside as inference tensors: they are ordinary tensors that never required
-    grad."""
+    """Inference mode: no history is recorded (grad mode is off, the autograd layer is skipped)
+    and the tensors made inside are inference tensors (`Tensor.is_inference()`), which carry no
+    version counter and cannot take part in autograd later (saving one for backward, an in-place
+    update or requires_grad_() outside inference mode raise). `inference_mode(False)` turns it
+    off inside an outer one, and turns grad mode on. Thread-local; also a decorator, with or
+    without parentheses.
+
+    >>> with pytensor.inference_mode():
+    ...     y = pytensor.ones(2) * 2
+    >>> y.is_inference(), y.requires_grad
+    (True, False)
+    """
 
     def __init__(self, mode: bool = True) -> None:
-        if not isinstance(mode, bool):
-            raise TypeError(f"inference_mode(): argument 'mode' must be bool, not "
-                            f"{type(mode).__name__}")
-        self.mode = mode
+        self.mode = bool(mode)
 
     def __new__(cls, mode=True):
         if callable(mode) and not isinstance(mode, bool):  # used as @inference_mode
@@ -148,15 +152,13 @@ class inference_mode(_DecoratorContextManager):
         return super().__new__(cls)
 
     def __enter__(self) -> None:
-        self.prev = is_grad_enabled()
-        if self.mode:
-            _inference.depth = getattr(_inference, "depth", 0) + 1
-            lib.pt_autograd_set_grad_enabled(0)
+        self.prev = (bool(lib.pt_autograd_is_inference_mode_enabled()), is_grad_enabled())
+        lib.pt_autograd_set_inference_mode(int(self.mode))
 
     def __exit__(self, *exc) -> None:
-        if self.mode:
-            _inference.depth -= 1
-        lib.pt_autograd_set_grad_enabled(int(self.prev))
+        inference, grad = self.prev
+        lib.pt_autograd_set_inference_mode(int(inference))
+        lib.pt_autograd_set_grad_enabled(int(grad))
 
     def clone(self):
         return inference_mode(self.mode)

@@ -3,6 +3,7 @@
  * without a formula, and the release of long graphs. Run under ASan/UBSan, these also check that
  * graphs free everything they hold. */
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "autograd.h"
@@ -540,4 +541,249 @@ PT_TEST(autograd_as_strided_backward_sums_overlapping_views_and_shares_overlappi
     pt_tensor_release(one);
     pt_tensor_release(g1);
     pt_tensor_release(grad);
+/* ---------------------------------------------------------------- inference mode */
+PT_TEST(autograd_inference_mode_makes_inference_tensors_without_versions)
+{
+    const double v[3] = {1, 2, 3};
+    pt_tensor *normal = vec(3, v);
+    CHECK(normal);
+    pt_autograd_set_inference_mode(1);
+    CHECK(pt_autograd_is_inference_mode_enabled() && !pt_autograd_is_grad_enabled());
+    pt_tensor *inf = vec(3, v);
+    pt_tensor *view = NULL, *normal_view = NULL, *r;
+    int64_t three = 3;
+    CHECK(inf);
+    CHECK_OK(pt_tensor_view(inf, 1, &three, &view));
+    CHECK_OK(pt_tensor_view(normal, 1, &three, &normal_view));
+    CHECK(pt_tensor_is_inference(inf) && !pt_tensor_is_inference(normal));
+    CHECK(pt_tensor_is_inference(view) && !pt_tensor_is_inference(normal_view));
+    /* in-place inside: the inference tensor has nothing to bump, the normal one is bumped */
+    CHECK((r = pt_call_add__Tensor(inf, normal, &pt_scalar_one)) != NULL);
+    pt_tensor_release(r);
+    CHECK((r = pt_call_add__Tensor(normal, normal, &pt_scalar_one)) != NULL);
+    pt_tensor_release(r);
+    CHECK(pt_autograd_version(normal) == 1 && atomic_load(&inf->version) == NULL);
+    CHECK(atomic_load(&view->version) == NULL && pt_autograd_version(normal_view) == 1);
+    pt_autograd_set_inference_mode(0);
+    CHECK(!pt_autograd_is_inference_mode_enabled() && pt_autograd_is_grad_enabled());
+    pt_tensor_release(view);
+    pt_tensor_release(normal_view);
+    /* outside: views stay inference tensors, writes and requires_grad are refused */
+    pt_tensor *d = NULL;
+    CHECK_OK(pt_autograd_detach(inf, &d));
+    CHECK(pt_tensor_is_inference(d));
+    pt_tensor_release(d);
+    CHECK(!pt_call_add__Tensor(inf, normal, &pt_scalar_one));
+    CHECK(pt_error_code() == PT_ERR_RUNTIME &&
+          strstr(pt_error_message(), "Inplace update to inference tensor outside InferenceMode"));
+    CHECK(values(inf)[0] == 4); /* as torch: the kernel wrote before the bump refused */
+    CHECK_ERR(pt_autograd_set_requires_grad(inf, 1), PT_ERR_RUNTIME,
+              "Setting requires_grad=True on inference tensor outside InferenceMode");
+    CHECK_OK(pt_autograd_set_requires_grad(normal, 1));
+    CHECK((r = pt_call_add_Tensor(normal, inf, &pt_scalar_one)) != NULL); /* nothing saved */
+    pt_tensor_release(r);
+    pt_tensor *bad = pt_call_mul_Tensor(normal, inf);
+    CHECK(!bad && strstr(pt_error_message(), "Inference tensors cannot be saved for backward."));
+    pt_tensor_release(inf);
+    pt_tensor_release(normal);
+}
+
+static void *inference_in_thread(void *arg)
+{
+    int *out = arg;
+    out[0] = pt_autograd_is_inference_mode_enabled();
+    pt_tensor *t = scalar_one();
+    out[1] = t ? pt_tensor_is_inference(t) : -1;
+    pt_tensor_release(t);
+    return NULL;
+}
+
+PT_TEST(autograd_inference_mode_is_thread_local)
+{
+    int seen[2] = {-1, -1};
+    pthread_t th;
+    pt_autograd_set_inference_mode(1);
+    CHECK(pthread_create(&th, NULL, inference_in_thread, seen) == 0);
+    pthread_join(th, NULL);
+    pt_autograd_set_inference_mode(0);
+    CHECK(seen[0] == 0 && seen[1] == 0);
+}
+
+/* ---------------------------------------------------------------- saved-tensor hooks */
+typedef struct {
+    int packs, unpacks, packed_freed, ctx_freed;
+    bool unpack_null;
+} hook_counts;
+
+static hook_counts *counts_of_packed; /* release_packed gets the packed value alone */
+
+static pt_status clone_pack(void *ctx, pt_tensor *t, void **packed)
+{
+    ((hook_counts *)ctx)->packs++;
+    pt_tensor *c = pt_call_clone(t, PT_MEMORY_FORMAT_CONTIGUOUS);
+    if (!c) return pt_error_code();
+    *packed = c;
+    return PT_OK;
+}
+
+static pt_status clone_unpack(void *ctx, void *packed, pt_tensor **out)
+{
+    hook_counts *c = ctx;
+    c->unpacks++;
+    if (c->unpack_null) return PT_OK;
+    pt_tensor_retain(packed);
+    *out = packed;
+    return PT_OK;
+}
+
+static void free_packed(void *packed)
+{
+    counts_of_packed->packed_freed++;
+    pt_tensor_release(packed);
+}
+
+static void free_hooks_ctx(void *ctx) { ((hook_counts *)ctx)->ctx_freed++; }
+
+PT_TEST(autograd_saved_tensor_hooks_pack_unpack_and_free_with_the_graph)
+{
+    hook_counts c = {0};
+    counts_of_packed = &c;
+    const double v[2] = {1, 2};
+    pt_tensor *x = vec(2, v);
+    CHECK(x);
+    CHECK_OK(pt_autograd_set_requires_grad(x, 1));
+    CHECK_OK(pt_autograd_saved_hooks_push(clone_pack, clone_unpack, free_packed, &c,
+                                          free_hooks_ctx));
+    pt_tensor *y = pt_call_mul_Tensor(x, x); /* saves x twice */
+    CHECK_OK(pt_autograd_saved_hooks_pop());
+    CHECK(y && c.packs == 2 && c.ctx_freed == 0); /* the graph still holds the pair */
+    /* no version check through hooks: the clone is what backward reads */
+    pt_autograd_set_grad_enabled(0);
+    pt_tensor *r = pt_call_mul__Scalar(x, &pt_scalar_one);
+    pt_autograd_set_grad_enabled(1);
+    CHECK(r && pt_autograd_version(x) == 1);
+    pt_tensor_release(r);
+    pt_tensor *s = pt_call_sum(y, -1);
+    CHECK(s);
+    CHECK_OK(backward1(s, 0));
+    CHECK(c.unpacks == 2 && c.packed_freed == 2 && c.ctx_freed == 1);
+    pt_tensor *g = pt_autograd_grad(x);
+    CHECK(g && values(g)[0] == 2 && values(g)[1] == 4);
+    pt_tensor_release(g);
+    CHECK_ERR(backward1(s, 0), PT_ERR_RUNTIME, "backward through the graph a second time");
+    pt_tensor_release(s);
+    pt_tensor_release(y);
+    pt_tensor_release(x);
+    CHECK_ERR(pt_autograd_saved_hooks_pop(), PT_ERR_RUNTIME, "no hooks to pop");
+}
+
+PT_TEST(autograd_saved_tensor_hooks_errors_and_disabling)
+{
+    hook_counts c = {0};
+    counts_of_packed = &c;
+    c.unpack_null = true;
+    const double v[2] = {1, 2};
+    pt_tensor *x = vec(2, v);
+    CHECK(x);
+    CHECK_OK(pt_autograd_set_requires_grad(x, 1));
+    CHECK_OK(pt_autograd_saved_hooks_push(clone_pack, clone_unpack, free_packed, &c, NULL));
+    pt_tensor *y = pt_call_exp(x);
+    pt_tensor *s = y ? pt_call_sum(y, -1) : NULL;
+    CHECK_OK(pt_autograd_saved_hooks_pop());
+    CHECK(s);
+    CHECK_ERR(backward1(s, 1), PT_ERR_TYPE, "unpack_hook expected to be a Tensor");
+    pt_tensor_release(s);
+    pt_tensor_release(y); /* the graph and its packed value go */
+    CHECK(c.packs == 1 && c.packed_freed == 1);
+    CHECK_OK(pt_autograd_saved_hooks_disable("hooks are off here"));
+    CHECK(strcmp(pt_autograd_saved_hooks_disabled_message(), "hooks are off here") == 0);
+    CHECK_ERR(pt_autograd_saved_hooks_push(clone_pack, clone_unpack, NULL, &c, NULL),
+              PT_ERR_RUNTIME, "hooks are off here");
+    CHECK_OK(pt_autograd_saved_hooks_disable(NULL));
+    CHECK(pt_autograd_saved_hooks_disabled_message() == NULL);
+    CHECK_OK(pt_autograd_saved_hooks_push(clone_pack, clone_unpack, NULL, &c, NULL));
+    CHECK_ERR(pt_autograd_saved_hooks_disable("late"), PT_ERR_RUNTIME, "late");
+    CHECK_OK(pt_autograd_saved_hooks_pop());
+    /* a saved variable on its own goes through them too */
+    CHECK_OK(pt_autograd_saved_hooks_push(clone_pack, clone_unpack, free_packed, &c, NULL));
+    c.unpack_null = false;
+    pt_saved_tensor *sv = NULL;
+    CHECK_OK(pt_saved_tensor_new(x, 0, &sv));
+    CHECK_OK(pt_autograd_saved_hooks_pop());
+    pt_tensor *u = NULL;
+    CHECK_OK(pt_saved_tensor_unpack(sv, NULL, &u));
+    CHECK(u && u != x && values(u)[1] == 2 && pt_autograd_requires_grad(u)); /* x's history */
+    pt_tensor_release(u);
+    pt_saved_tensor_release_data(sv);
+    CHECK_ERR(pt_saved_tensor_unpack(sv, NULL, &u), PT_ERR_RUNTIME, "second time");
+    pt_saved_tensor_free(sv);
+    CHECK(c.packs == 2 && c.packed_freed == 2);
+    pt_tensor_release(x);
+}
+
+/* ---------------------------------------------------------------- node hooks */
+static pt_status scale_first(void *ctx, int32_t n_in, pt_tensor **ins, int32_t n_out,
+                             pt_tensor **outs)
+{
+    int *calls = ctx;
+    ++*calls;
+    pt_tensor **arr = n_in > 0 ? ins : outs;
+    if ((n_in > 0 ? n_in : n_out) < 1 || !arr[0]) return PT_OK;
+    pt_scalar ten = {PT_SCALAR_INT, 10, 0.0, 0.0};
+    pt_tensor *r = pt_call_mul_Scalar(arr[0], &ten);
+    if (!r) return pt_error_code();
+    pt_tensor_release(arr[0]);
+    arr[0] = r;
+    return PT_OK;
+}
+
+static pt_status see_leaf(void *ctx, pt_tensor *leaf, pt_tensor **replacement)
+{
+    (void)replacement;
+    pt_tensor *g = pt_autograd_grad(leaf);
+    *(double *)ctx = g ? values(g)[0] : -1;
+    pt_tensor_release(g);
+    return PT_OK;
+}
+
+PT_TEST(autograd_node_pre_and_post_hooks_replace_gradients_in_order)
+{
+    const double v[2] = {1, 2}, w[2] = {3, 4};
+    pt_tensor *x = vec(2, v), *k = vec(2, w);
+    CHECK(x && k);
+    CHECK_OK(pt_autograd_set_requires_grad(x, 1));
+    pt_tensor *y = pt_call_mul_Tensor(x, k);
+    pt_tensor *s = y ? pt_call_sum(y, -1) : NULL;
+    CHECK(s);
+    pt_node *fn = pt_autograd_grad_fn(y);
+    int pre = 0, post = 0;
+    double seen = 0;
+    pt_hook *hp, *hq, *ha;
+    CHECK_OK(pt_node_register_hook(fn, PT_NODE_PRE_HOOK, scale_first, &pre, NULL, &hp));
+    CHECK_OK(pt_node_register_hook(fn, PT_NODE_POST_HOOK, scale_first, &post, NULL, &hq));
+    CHECK_ERR(pt_node_register_hook(fn, 7, scale_first, &post, NULL, &ha), PT_ERR_VALUE, "kind");
+    CHECK_ERR(pt_autograd_register_post_accumulate_hook(y, see_leaf, &seen, NULL, &ha),
+              PT_ERR_RUNTIME, "non-leaf");
+    CHECK_OK(pt_autograd_register_post_accumulate_hook(x, see_leaf, &seen, NULL, &ha));
+    CHECK_OK(backward1(s, 1));
+    pt_tensor *g = pt_autograd_grad(x);
+    CHECK(pre == 1 && post == 1 && g && values(g)[0] == 300 && values(g)[1] == 400);
+    CHECK(seen == 300); /* after accumulation */
+    pt_tensor_release(g);
+    pt_hook_remove(hp);
+    pt_hook_remove(hq);
+    pt_hook_remove(ha);
+    CHECK_OK(pt_autograd_set_grad(x, NULL));
+    CHECK_OK(backward1(s, 0));
+    g = pt_autograd_grad(x);
+    CHECK(pre == 1 && post == 1 && seen == 300 && g && values(g)[0] == 3);
+    pt_tensor_release(g);
+    pt_hook_release(hp);
+    pt_hook_release(hq);
+    pt_hook_release(ha);
+    pt_node_release(fn);
+    pt_tensor_release(s);
+    pt_tensor_release(y);
+    pt_tensor_release(k);
+    pt_tensor_release(x);
 }

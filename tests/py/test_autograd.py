@@ -741,8 +741,6 @@ def test_inference_mode():
     assert _same(fn) == ([False, True, False], (False, True), True, False, False)
 
 
-@pytest.mark.xfail(strict=True, reason="inference_mode does not mark the tensors it makes as "
-                   "inference tensors (no Tensor.is_inference, no save/in-place checks)")
 def test_inference_tensor_cannot_be_saved_for_backward():
     def fn(L):
         with L.inference_mode():
