@@ -186,7 +186,7 @@ COMPLEX_DIFFERENTIABLE = frozenset("""
     sum mean prod cumsum cumprod logsumexp std_mean var_mean linalg_vector_norm
     mm bmm addmm baddbmm addmv mv dot vdot outer ger matmul linalg_cross cross
     view reshape flatten t transpose permute expand squeeze unsqueeze select slice narrow flip
-    tril triu clone contiguous _to_copy to roll repeat tile unfold
+    tril triu clone contiguous _to_copy to roll repeat tile unfold normal
     index_select gather take masked_select masked_fill where scatter scatter_add index index_put
     cat stack fill zero copy
     _conj_physical conj_physical view_as_real view_as_complex angle polar complex
@@ -1128,7 +1128,14 @@ class NodeGen:
             if t.base != "Tensor" or t.shape or not d.output_diff[i]:
                 continue
             r = ret_names[i]
-            out.append(f"    if (pt_ag_differentiable(*{r})) {{")
+            # Note [outputs that are inputs]: an operator that hands back an input itself (to()
+            # of the same dtype, contiguous() of a contiguous tensor) leaves its history alone;
+            # making that tensor the node's output would turn a leaf into a non-leaf whose graph
+            # loops back to itself. The identity gradient the input already has is the right one.
+            same = [] if inplace else [
+                cargs[n].params[0][1] for n in d.diff_inputs if n != d.list_input]
+            cond = "".join(f" && *{r} != {c}" for c in same)
+            out.append(f"    if (pt_ag_differentiable(*{r}){cond}) {{")
             if not complex_ok and not inplace:  # Note [complex-differentiable operators]
                 out.append(f"        if (pt_ag_is_complex(*{r})) {{")
                 out.append(f"            ag_st = PT_ERROR(PT_ERR_RUNTIME, \"{complex_msg}\");")

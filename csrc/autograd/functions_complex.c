@@ -12,8 +12,11 @@ static const pt_scalar S_I = {PT_SCALAR_COMPLEX, 0, 0.0, 1.0};
  * contiguous copy when the gradient's layout cannot be viewed (an expanded gradient, say). */
 static pt_tensor *view_other(const pt_tensor *grad, bool to_complex)
 {
-    pt_tensor *c = pt_call_contiguous(grad, PT_MEMORY_FORMAT_CONTIGUOUS);
-    if (!c) return NULL;
+    pt_tensor *c = (pt_tensor *)grad;
+    if (pt_tensor_is_contiguous(grad, PT_MEMORY_FORMAT_CONTIGUOUS))
+        pt_tensor_retain(c);
+    else if (!(c = pt_call_contiguous(grad, PT_MEMORY_FORMAT_CONTIGUOUS)))
+        return NULL;
     pt_tensor *r = to_complex ? pt_call_view_as_complex(c) : pt_call_view_as_real(c);
     pt_tensor_release(c);
     return r;
