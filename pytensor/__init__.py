@@ -112,3 +112,17 @@ def set_num_threads(n: int) -> None:
 def get_num_threads() -> int:
     """The number of threads the CPU kernels use (see set_num_threads)."""
     return _C.lib.pt_get_num_threads()  # cffi gives a Python int
+
+
+def is_conj(input) -> bool:
+    """Whether input is a lazily conjugated view: never in pytensor, whose conj() conjugates at
+    once (torch.is_conj is True after conj() of a complex tensor).
+
+    >>> pytensor.is_conj(pytensor.tensor([1j]).conj())
+    False
+    """
+    from ._tensor import Tensor
+    if not isinstance(input, Tensor):
+        raise TypeError(f"is_conj(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    return False

@@ -180,6 +180,38 @@ class Tensor(_TensorBase):
     def is_complex(self) -> bool:
         return _dtypes_by_id[lib.pt_tensor_dtype(self._h)].is_complex
 
+    def is_conj(self) -> bool:
+        """Always False: pytensor's conj() conjugates at once (there is no lazy conjugate bit,
+        Note [conj without a conj bit] in csrc/ops/complex_views.c)."""
+        return False
+
+    @property
+    def real(self) -> "Tensor":
+        """The real parts: for a complex tensor a view with the real dtype and doubled strides
+        (writes reach this tensor), for any other tensor the tensor itself.
+
+        >>> pytensor.tensor([1 + 2j]).real.tolist()
+        [1.0]
+        """
+        return _ret(lib.pt_call_real(self._h))
+
+    @real.setter
+    def real(self, value) -> None:
+        self.real.copy_(value)
+
+    @property
+    def imag(self) -> "Tensor":
+        """The imaginary parts of a complex tensor, a view as for real; RuntimeError otherwise.
+
+        >>> pytensor.tensor([1 + 2j]).imag.tolist()
+        [2.0]
+        """
+        return _ret(lib.pt_call_imag(self._h))
+
+    @imag.setter
+    def imag(self, value) -> None:
+        self.imag.copy_(value)
+
     @property
     def is_cuda(self) -> bool:
         return lib.pt_tensor_device(self._h).type == lib.PT_DEV_CUDA

@@ -159,7 +159,6 @@ HELPERS = {
     "var_mean_backward": ("pt_ag_var_mean_backward", ["T?", "T?", "T", "L?", "S?", "B"], "T"),
     "std_mean_backward": ("pt_ag_std_mean_backward", ["T?", "T?", "T", "T", "L?", "S?", "B"],
                           "T"),
-    "vdot_backward": ("pt_ag_vdot_backward", ["T", "T"], "T"),
     "roll_backward": ("pt_ag_roll_backward", ["T", "L", "L"], "T"),
     "repeat_backward": ("pt_ag_repeat_backward", ["T", "L", "L"], "T"),
     "tile_backward": ("pt_ag_tile_backward", ["T", "L", "L"], "T"),
@@ -172,12 +171,41 @@ HELPERS = {
     "index_backward": ("pt_ag_index_backward", ["T", "L", "TS"], "T"),
     "index_put_backward_self": ("pt_ag_index_put_backward_self", ["T", "TS", "B"], "T"),
     "index_put_backward_values": ("pt_ag_index_put_backward_values", ["T", "TS"], "T"),
+    "view_as_real_backward": ("pt_ag_view_as_real_backward", ["T"], "T"),
+    "view_as_complex_backward": ("pt_ag_view_as_complex_backward", ["T"], "T"),
+    "sgn_backward": ("pt_ag_sgn_backward", ["T", "T", "T"], "T"),
+    "angle_backward": ("pt_ag_angle_backward", ["T", "T"], "T"),
+    "polar_backward_abs": ("pt_ag_polar_backward_abs", ["T", "T"], "T"),
+    "polar_backward_angle": ("pt_ag_polar_backward_angle", ["T", "T"], "T"),
     "cat_tensors_backward": ("pt_ag_cat_tensors_backward", ["T", "LL", "I"], "TL"),
     "stack_tensors_backward": ("pt_ag_stack_tensors_backward", ["T", "LL", "I"], "TL"),
     "split_backward": ("pt_ag_split_backward", ["GL", "I", "I"], "T"),
     "unbind_backward": ("pt_ag_unbind_backward", ["GL", "I"], "T"),
     "native_dropout_grad": ("pt_ag_native_dropout_backward", ["T", "T", "D", "B"], "T"),
 }
+
+
+# ---------------------------------------------------------------- complex outputs
+# Note [complex-differentiable operators]
+# torch records complex outputs only for the operators whose formulas it has written for complex
+# numbers (GRADIENT_IMPLEMENTED_FOR_COMPLEX in its gen_variable_type.py); any other operator
+# raises "<op> does not support automatic differentiation for outputs with complex dtype." when
+# an output that would require grad is complex, rather than return gradients computed with a
+# real-only formula. These are the base names (in-place `_` dropped) of pytensor's entries that
+# are written for complex (Note [conjugate Wirtinger gradients] in derivatives.yaml): torch's
+# names, and the operators that torch differentiates through one of them (to through _to_copy,
+# divide through div, matmul through mm and bmm, tile through repeat, ...).
+COMPLEX_DIFFERENTIABLE = frozenset("""
+    add sub mul div divide true_divide neg reciprocal pow exp exp2 expm1 log log2 log10 log1p
+    sqrt rsqrt sin cos tan asin acos atan sinh cosh tanh sigmoid sgn
+    sum mean prod cumsum cumprod logsumexp std_mean var_mean linalg_vector_norm
+    mm bmm addmm baddbmm addmv mv dot vdot outer ger matmul linalg_cross cross
+    view reshape flatten t transpose permute expand squeeze unsqueeze select slice narrow flip
+    tril triu clone contiguous _to_copy to roll repeat tile unfold normal
+    index_select gather take masked_select masked_fill where scatter scatter_add index index_put
+    cat stack fill zero copy
+    _conj_physical conj_physical view_as_real view_as_complex angle polar complex
+""".split())
 
 
 # ---------------------------------------------------------------- names
@@ -295,6 +323,8 @@ class Emitter:
                 if meth in ("sizes", "dim", "numel", "scalar_type") and isinstance(recv, ast.Name):
                     return self.saved_lookup(f"{recv.id}.{meth}()", self)
                 args = [self.compile(recv)] + [self.compile(a) for a in node.args]
+                if meth == "conj" and args[0].kind not in ("T", "T?"):
+                    return self.scalar_conj(args[0], node.args or kwargs)
                 return self.call(meth, args, kwargs)
             if isinstance(node.func, ast.Name):
                 args = [self.compile(a) for a in node.args]
@@ -323,6 +353,24 @@ class Emitter:
         if name == "pow":
             return self.call_op("pow", [a, b], {})
         raise FormulaError(f"{name} with a number on the left")
+
+    def scalar_conj(self, v: Val, extra) -> Val:
+        """`alpha.conj()` of a Scalar: a copy with the imaginary part negated (numbers and the
+        Scalars of real kinds are their own conjugates)."""
+        if extra:
+            raise FormulaError("conj() takes no arguments")
+        if v.kind in ("N", "I", "D", "B"):
+            return v
+        if v.kind not in ("S", "S?"):
+            raise FormulaError(f"conj() of a {v.kind}")
+        var = self.fresh("s")
+        self.locals.append(f"    pt_scalar {var};")
+        if v.kind == "S":
+            self.lines.append(f"    {var} = *{v.expr};")
+            self.lines.append(f"    {var}.im = -{var}.im;")
+            return Val("S", f"&{var}")
+        self.lines.append(f"    if ({v.expr}) {{ {var} = *{v.expr}; {var}.im = -{var}.im; }}")
+        return Val("S?", f"({v.expr} ? &{var} : NULL)")
 
     def call(self, name, args, kwargs) -> Val:
         if name in HELPERS:
@@ -1035,9 +1083,16 @@ class NodeGen:
         out.append(f"    {node_t} *ag_n = NULL;")
         out.append("    pt_status ag_st = PT_OK;")
         written = [a for a in s.args if a.type.base == "Tensor" and a.type.write]
+        base = s.name[:-1] if inplace and s.name.endswith("_") else s.name
+        complex_ok = base in COMPLEX_DIFFERENTIABLE
+        complex_msg = (f"{base} does not support automatic differentiation for outputs with "
+                       "complex dtype.")
         if inplace:
             w = cargs[written[0].name].params[0][1]
             out.append(f"    if (ag_need) PT_TRY(pt_check_inplace({w}, \"{s.name}\"));")
+            if not complex_ok:  # Note [complex-differentiable operators]
+                out.append(f"    if (ag_need && pt_ag_is_complex({w}))")
+                out.append(f"        return PT_ERROR(PT_ERR_RUNTIME, \"{complex_msg}\");")
         out.append("    if (ag_need) {")
         n_edges = (cargs[d.list_input].params[0][1] if d.list_input
                    else str(len(d.diff_inputs)))
@@ -1139,7 +1194,19 @@ class NodeGen:
             if t.base != "Tensor" or t.shape or not d.output_diff[i]:
                 continue
             r = ret_names[i]
-            out.append(f"    if (pt_ag_differentiable(*{r})) {{")
+            # Note [outputs that are inputs]: an operator that hands back an input itself (to()
+            # of the same dtype, contiguous() of a contiguous tensor) leaves its history alone;
+            # making that tensor the node's output would turn a leaf into a non-leaf whose graph
+            # loops back to itself. The identity gradient the input already has is the right one.
+            same = [] if inplace else [
+                cargs[n].params[0][1] for n in d.diff_inputs if n != d.list_input]
+            cond = "".join(f" && *{r} != {c}" for c in same)
+            out.append(f"    if (pt_ag_differentiable(*{r}){cond}) {{")
+            if not complex_ok and not inplace:  # Note [complex-differentiable operators]
+                out.append(f"        if (pt_ag_is_complex(*{r})) {{")
+                out.append(f"            ag_st = PT_ERROR(PT_ERR_RUNTIME, \"{complex_msg}\");")
+                out.append("            goto fail_out;")
+                out.append("        }")
             if inplace and i == 0:
                 # a written view rebases its base's history (Note [CopySlices], views.c)
                 out.append(f"        ag_st = pt_rebase_history(*{r}, &ag_n->base);")

@@ -219,6 +219,14 @@ pt_status pt_validate_grad(const pt_node *producer, int32_t index, const pt_inpu
                         "type %d but got %d",
                         name, (int)index, (int)meta->device.type, (int)grad->device.type);
     }
+    /* a real input of an operator with complex results gets the real part of its gradient
+       (torch's handle_r_to_c; Note [conjugate Wirtinger gradients] in derivatives.yaml) */
+    if (pt_ag_is_complex(g) && meta->dtype != PT_COMPLEX64 && meta->dtype != PT_COMPLEX128) {
+        pt_tensor *r = pt_call_real(g);
+        pt_tensor_release(g);
+        if (!r) return pt_error_code();
+        g = r;
+    }
     if (g->dtype != meta->dtype) {
         pt_tensor *r = pt_call_to_dtype(g, meta->dtype, 0, 0, -1);
         pt_tensor_release(g);

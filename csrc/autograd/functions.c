@@ -206,6 +206,17 @@ pt_tensor *pt_ag_permute_backward(const pt_tensor *grad, int32_t n, const int64_
 }
 
 /* ---------------------------------------------------------------- pow */
+/* x >= 0 for real x; for complex x, a real x >= 0 (imaginary part 0), as torch's pow formulas
+ * decide where d(a^b)/db is 0 at a = 0. */
+static pt_tensor *nonnegative_real(arena *a, const pt_tensor *x)
+{
+    if (!pt_ag_is_complex(x)) return pt_call_ge_Scalar(x, &S_ZERO);
+    pt_tensor *re = keep(a, pt_call_real(x)), *im = re ? keep(a, pt_call_imag(x)) : NULL;
+    pt_tensor *ge = im ? keep(a, pt_call_ge_Scalar(re, &S_ZERO)) : NULL;
+    pt_tensor *im0 = ge ? keep(a, pt_call_eq_Scalar(im, &S_ZERO)) : NULL;
+    return im0 ? pt_call_logical_and(ge, im0) : NULL;
+}
+
 pt_tensor *pt_ag_pow_backward(const pt_tensor *grad, const pt_tensor *self,
                               const pt_scalar *exponent)
 {
@@ -218,6 +229,7 @@ pt_tensor *pt_ag_pow_backward(const pt_tensor *grad, const pt_tensor *self,
     pt_tensor *p, *t, *r;
     K(p, pt_call_pow_Tensor_Scalar(self, &em1));
     K(t, pt_call_mul_Scalar(p, exponent));
+    K(t, pt_call_conj(t));
     K(r, pt_call_mul_Tensor(grad, t));
     return finish(&ar, r);
 fail:
@@ -232,6 +244,7 @@ pt_tensor *pt_ag_pow_backward_self(const pt_tensor *grad, const pt_tensor *self,
     K(em1, pt_call_sub_Scalar(exponent, &S_ONE, &S_ONE));
     K(p, pt_call_pow_Tensor_Tensor(self, em1));
     K(t, pt_call_mul_Tensor(exponent, p));
+    K(t, pt_call_conj(t));
     K(r0, pt_call_mul_Tensor(grad, t));
     K(mask, pt_call_eq_Scalar(exponent, &S_ZERO));
     K(r, pt_call_where_ScalarSelf(mask, &S_ZERO, r0));
@@ -244,12 +257,15 @@ pt_tensor *pt_ag_pow_backward_exponent(const pt_tensor *grad, const pt_tensor *s
                                        const pt_tensor *exponent, const pt_tensor *result)
 {
     arena ar = {0};
-    pt_tensor *z, *ge, *cond, *lg, *t, *w, *r;
+    pt_tensor *z, *ge, *cond, *base, *lg, *t, *w, *r;
     K(z, pt_call_eq_Scalar(self, &S_ZERO));
-    K(ge, pt_call_ge_Scalar(exponent, &S_ZERO));
+    K(ge, nonnegative_real(&ar, exponent));
     K(cond, pt_call_logical_and(z, ge));
-    K(lg, pt_call_log(self));
+    /* the log in the result's dtype: a negative real base of a complex power has one */
+    K(base, pt_call_to_dtype(self, result->dtype, 0, 0, -1));
+    K(lg, pt_call_log(base));
     K(t, pt_call_mul_Tensor(result, lg));
+    K(t, pt_call_conj(t));
     K(w, pt_call_where_ScalarSelf(cond, &S_ZERO, t));
     K(r, pt_call_mul_Tensor(grad, w));
     return finish(&ar, r);
@@ -262,12 +278,15 @@ pt_tensor *pt_ag_pow_backward_scalar_base(const pt_tensor *grad, const pt_scalar
 {
     arena ar = {0};
     pt_tensor *t, *r;
-    const double b = scalar_value(base);
+    const double b = scalar_value(base), bi = base->kind == PT_SCALAR_COMPLEX ? base->im : 0.0;
     pt_scalar lb = s_double(log(b));
+    if (bi != 0.0 || pt_ag_is_complex(result)) /* the principal complex log */
+        lb = (pt_scalar){PT_SCALAR_COMPLEX, 0, log(hypot(b, bi)), atan2(bi, b)};
     K(t, pt_call_mul_Scalar(result, &lb));
-    if (b == 0.0) {
+    K(t, pt_call_conj(t));
+    if (b == 0.0 && bi == 0.0) {
         pt_tensor *ge;
-        K(ge, pt_call_ge_Scalar(exponent, &S_ZERO));
+        K(ge, nonnegative_real(&ar, exponent));
         K(t, pt_call_where_ScalarSelf(ge, &S_ZERO, t));
     }
     K(r, pt_call_mul_Tensor(grad, t));
@@ -499,6 +518,7 @@ pt_tensor *pt_ag_prod_backward(const pt_tensor *grad, const pt_tensor *self,
     if (zeros == 0) {
         pt_tensor *t;
         K(t, pt_call_div_Tensor(result, self));
+        K(t, pt_call_conj(t));
         K(r, pt_call_mul_Tensor(grad, t));
     } else if (zeros > 1) {
         K(r, pt_call_zeros_like(self, -1, -1, NULL, -1, -1));
@@ -508,6 +528,7 @@ pt_tensor *pt_ag_prod_backward(const pt_tensor *grad, const pt_tensor *self,
         K(others, pt_call_masked_fill_Scalar(self, mask, &S_ONE));
         K(p, pt_call_prod(others, -1));
         K(w, pt_call_where_ScalarOther(mask, p, &S_ZERO));
+        K(w, pt_call_conj(w));
         K(r, pt_call_mul_Tensor(grad, w));
     }
     return finish(&ar, r);
@@ -550,6 +571,7 @@ pt_tensor *pt_ag_prod_dim_backward(const pt_tensor *grad, const pt_tensor *self,
     if (zeros == 0) {
         pt_tensor *t;
         K(t, pt_call_div_Tensor(res, self));
+        K(t, pt_call_conj(t));
         K(r, pt_call_mul_Tensor(g, t));
         return finish(&ar, r);
     }
@@ -565,6 +587,7 @@ pt_tensor *pt_ag_prod_dim_backward(const pt_tensor *grad, const pt_tensor *self,
         pt_tensor *rf = flipped ? exclusive_cumprod(&ar, flipped, d) : NULL;
         pt_tensor *right = rf ? keep(&ar, pt_call_flip(rf, 1, &d)) : NULL;
         pt_tensor *others = right ? keep(&ar, pt_call_mul_Tensor(left, right)) : NULL;
+        if (others) others = keep(&ar, pt_call_conj(others));
         r = others ? keep(&ar, pt_call_mul_Tensor(g, others)) : NULL;
         pt_below_autograd_end(saved);
         if (!r) goto fail;
@@ -659,6 +682,7 @@ pt_tensor *pt_ag_logsumexp_backward(const pt_tensor *grad, const pt_tensor *self
     if (!res) goto fail;
     K(d, pt_call_sub_Tensor(self, res, &S_ONE));
     K(e, pt_call_exp(d));
+    K(e, pt_call_conj(e));
     K(r, pt_call_mul_Tensor(g, e));
     return finish(&ar, r);
 fail:
@@ -851,7 +875,8 @@ static pt_tensor *cumprod_backward_zeros(const pt_tensor *grad, const pt_tensor 
         arena ar = {0};
         pt_tensor *omitted = cumprod_omitting(&ar, self, d, k), *gk = NULL, *prod = NULL;
         if (omitted) gk = keep(&ar, pt_call_slice_Tensor(grad, d, &k, NULL, 1));
-        if (gk) prod = keep(&ar, pt_call_mul_Tensor(omitted, gk));
+        if (gk) omitted = keep(&ar, pt_call_conj(omitted));
+        if (gk && omitted) prod = keep(&ar, pt_call_mul_Tensor(omitted, gk));
         pieces[k] = prod ? pt_call_sum_dim_IntList(prod, 1, &d, 1, -1) : NULL;
         arena_free(&ar);
         if (!pieces[k]) break;
@@ -873,10 +898,12 @@ pt_tensor *pt_ag_cumprod_backward(const pt_tensor *grad, const pt_tensor *self, 
     if (zeros < 0) return NULL;
     if (zeros > 0) return cumprod_backward_zeros(grad, self, dim);
     arena ar = {0};
-    pt_tensor *gr, *rc, *r;
-    K(gr, pt_call_mul_Tensor(grad, result));
+    pt_tensor *rcj, *gr, *rc, *sc, *r;
+    K(rcj, pt_call_conj(result));
+    K(gr, pt_call_mul_Tensor(grad, rcj));
     K(rc, pt_ag_cumsum_backward(gr, dim));
-    K(r, pt_call_div_Tensor(rc, self));
+    K(sc, pt_call_conj(self));
+    K(r, pt_call_div_Tensor(rc, sc));
     return finish(&ar, r);
 fail:
     return finish(&ar, NULL);
@@ -905,6 +932,7 @@ pt_tensor *pt_ag_matmul_backward_self(const pt_tensor *grad, const pt_tensor *se
     pt_tensor *g, *s, *o, *ot, *r;
     if (matmul_operands(&ar, grad, self, other, &g, &s, &o) != PT_OK) goto fail;
     K(ot, pt_call_transpose_int(o, -1, -2));
+    K(ot, pt_call_conj(ot));
     K(r, pt_call_matmul(g, ot));
     if (self->ndim == 1) K(r, pt_call_squeeze_dim(r, -2));
     return finish(&ar, r);
@@ -919,6 +947,7 @@ pt_tensor *pt_ag_matmul_backward_other(const pt_tensor *grad, const pt_tensor *s
     pt_tensor *g, *s, *o, *st, *r;
     if (matmul_operands(&ar, grad, self, other, &g, &s, &o) != PT_OK) goto fail;
     K(st, pt_call_transpose_int(s, -1, -2));
+    K(st, pt_call_conj(st));
     K(r, pt_call_matmul(st, g));
     if (other->ndim == 1) K(r, pt_call_squeeze_dim(r, -1));
     return finish(&ar, r);

@@ -10,6 +10,10 @@
 
 /* utilities of the generated kernels */
 bool pt_ag_differentiable(const pt_tensor *t);
+static inline bool pt_ag_is_complex(const pt_tensor *t)
+{
+    return t->dtype == PT_COMPLEX64 || t->dtype == PT_COMPLEX128;
+}
 /* Copies n ints (n = -1: None) into a fresh block (freed with the node). */
 pt_status pt_ag_copy_ints(int32_t n, const int64_t *v, int32_t *len, int64_t **out);
 /* Saves a copy of t: the value an in-place kernel overwrites. */
@@ -115,7 +119,6 @@ pt_tensor *pt_ag_std_mean_backward(const pt_tensor *gstd, const pt_tensor *gmean
                                    const pt_tensor *self, const pt_tensor *std, int32_t nd,
                                    const int64_t *dims, const pt_scalar *correction,
                                    int32_t keepdim);
-pt_tensor *pt_ag_vdot_backward(const pt_tensor *grad, const pt_tensor *other);
 pt_tensor *pt_ag_roll_backward(const pt_tensor *grad, int32_t ns, const int64_t *shifts,
                                int32_t nd, const int64_t *dims);
 pt_tensor *pt_ag_repeat_backward(const pt_tensor *grad, int32_t nr, const int64_t *repeats,
@@ -161,5 +164,13 @@ pt_tensor *pt_ag_grad_or_zeros(const pt_node *node, int32_t i, pt_tensor *grad);
 pt_tensor *pt_ag_split_backward(const pt_node *node, pt_tensor *const *grads, int64_t dim,
                                 int64_t ndim);
 pt_tensor *pt_ag_unbind_backward(const pt_node *node, pt_tensor *const *grads, int64_t dim);
+/* complex numbers (functions_complex.c) */
+pt_tensor *pt_ag_view_as_real_backward(const pt_tensor *grad);
+pt_tensor *pt_ag_view_as_complex_backward(const pt_tensor *grad);
+pt_tensor *pt_ag_sgn_backward(const pt_tensor *self, const pt_tensor *grad,
+                              const pt_tensor *result);
+pt_tensor *pt_ag_angle_backward(const pt_tensor *grad, const pt_tensor *self);
+pt_tensor *pt_ag_polar_backward_abs(const pt_tensor *grad, const pt_tensor *result);
+pt_tensor *pt_ag_polar_backward_angle(const pt_tensor *grad, const pt_tensor *result);
 
 #endif

@@ -1,7 +1,7 @@
 /* functions_shape.c - the formula helpers of the operators that move elements around (roll,
  * repeat, tile, unfold, take, masked_select, cross, narrow with a tensor start) and of the
  * operators whose gradient depends on an option rather than on the values (div with a rounding
- * mode, std_mean / var_mean, vdot). Same contract as functions.c: operator calls through the
+ * mode, std_mean / var_mean). Same contract as functions.c: operator calls through the
  * entry points, temporaries in an arena, a new reference or NULL with the error recorded. */
 #include <stdlib.h>
 #include <string.h>
@@ -77,20 +77,6 @@ pt_tensor *pt_ag_std_mean_backward(const pt_tensor *gstd, const pt_tensor *gmean
         return NULL;
     }
     return sum_defined(a, b);
-}
-
-/* ---------------------------------------------------------------- vdot */
-/* vdot conjugates its first operand; without a conj operator the complex case is refused
- * rather than answered wrongly. */
-pt_tensor *pt_ag_vdot_backward(const pt_tensor *grad, const pt_tensor *other)
-{
-    const pt_dtype_info *info = pt_dtype_info_of(other->dtype);
-    if (!info || (info->kind & PT_KIND_COMPLEX)) {
-        PT_ERROR(PT_ERR_NOT_IMPLEMENTED, "the derivative for 'vdot' of complex tensors is not "
-                 "implemented.");
-        return NULL;
-    }
-    return pt_call_mul_Tensor(grad, other);
 }
 
 /* ---------------------------------------------------------------- roll, repeat, tile */

@@ -202,6 +202,11 @@ pt_status pt_broadcast_sizes(int32_t na, const int64_t *a, int32_t nb, const int
  * storage. */
 pt_status pt_tensor_make(pt_storage *storage, int32_t dtype, int32_t ndim, const int64_t *sizes,
                          const int64_t *strides, int64_t offset, pt_tensor **out);
+/* A view of t's storage read as `dtype` (sizes, strides, offset in its elements), sharing t's
+ * version counter: the complex views (view_as_real, view_as_complex). */
+pt_status pt_tensor_view_dtype(const pt_tensor *t, int32_t dtype, int32_t ndim,
+                               const int64_t *sizes, const int64_t *strides, int64_t offset,
+                               pt_tensor **out);
 /* dst takes src's storage, dtype, sizes, strides and offset (Tensor.data = src); its autograd
  * metadata and version counter stay. */
 pt_status pt_tensor_shallow_copy_from(pt_tensor *dst, const pt_tensor *src);

@@ -75,6 +75,17 @@ pt_status pt_tensor_as_strided(const pt_tensor *t, int32_t ndim, const int64_t *
     return share_version(t, out);
 }
 
+/* A view that reads the same bytes as another dtype (view_as_real, view_as_complex): sizes,
+ * strides and offset are in elements of `dtype`; the caller has checked that they stay inside t's
+ * storage, which pt_tensor_from_storage checks again. */
+pt_status pt_tensor_view_dtype(const pt_tensor *t, int32_t dtype, int32_t ndim,
+                               const int64_t *sizes, const int64_t *strides, int64_t offset,
+                               pt_tensor **out)
+{
+    PT_TRY(pt_tensor_from_storage(t->storage, dtype, ndim, sizes, strides, offset, out));
+    return share_version(t, out);
+}
+
 /* ---------------------------------------------------------------- view / reshape */
 /* torch's infer_size: fills the one -1 of `shape` so that the product is numel. */
 static pt_status infer_size(int32_t ndim, const int64_t *shape, int64_t numel, int64_t *out)
