@@ -7,14 +7,16 @@
    kept off sys.path (PYTHONSAFEPATH) so that the tests import what was installed.
 Steps 1 and 3 run once per CPU capability the CPU has (PYTENSOR_CPU_CAPABILITY: the best one
 first, then each lower one down to the portable default), so that every kernel variant the build
-compiled for this CPU passes its tests; the sanitizer build runs under the best one. The C tests
-are built once per step with as many compilers at once as the CPUs allow (make -j). Under the best
-capability pytest runs every test; under each lower one it runs only the tests whose outcome the
-capability can change (--capability-dependent-only, Note [tests per capability] in
-tests/py/conftest.py): the kernel families' files run in full, while the tests marked
-capability_independent (the start-up, dispatch, schema, autograd, storage and exchange layers,
-hostile-input child processes, and the tests that switch through every capability themselves)
-are deselected there.
+compiled for this CPU passes its tests; the sanitizer build runs under the best one. Steps 1 and 2
+run one after the other in a thread beside step 3 (Note [C tests beside pytest]), with as many
+compilers at once as the CPUs allow (make -j); their output is printed after pytest's.
+
+Under the best capability pytest runs every test; under each lower one it runs only the tests
+whose outcome the capability can change (--capability-dependent-only, Note [tests per
+capability] in tests/py/conftest.py): the kernel families' files run in full, while the tests
+marked capability_independent (the start-up, dispatch, schema, autograd, storage and exchange
+layers, hostile-input child processes, and the tests that switch through every capability
+themselves) are deselected there.
 
 Exits non-zero when any step fails, and also when pytest collected no test (its exit status 5).
 
@@ -26,6 +28,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -56,10 +59,10 @@ def build_jobs() -> int:
         return os.cpu_count() or 1
 
 
-def c_tests(sanitize: bool, capability: str) -> bool:
+def c_tests(sanitize: bool, capability: str) -> tuple:
+    """Builds and runs one C step; (passed, its output with its heading)."""
     label = "C tests (ASan+UBSan)" if sanitize else "C tests"
     label += f", {capability} kernels"
-    print(f"== {label}", flush=True)
     cmd = ["make", "--no-print-directory", "-s", f"-j{build_jobs()}", "-C",
            os.path.join(ROOT, "tests", "c")]
     if sanitize:
@@ -68,12 +71,29 @@ def c_tests(sanitize: bool, capability: str) -> bool:
                UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1",
                PYTENSOR_CPU_CAPABILITY=capability)
     proc = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    print(proc.stdout, end="", flush=True)
     m = re.search(r"^(\d+) passed, (\d+) failed$", proc.stdout, re.M)
     ok = proc.returncode == 0 and m is not None and int(m.group(1)) > 0 and int(m.group(2)) == 0
+    text = f"== {label}\n{proc.stdout}"
     if not ok:
-        print(f"{label}: FAILED (exit {proc.returncode})", flush=True)
-    return ok
+        text += f"{label}: FAILED (exit {proc.returncode})\n"
+    return ok, text
+
+
+class CSteps(threading.Thread):
+    """The C steps, one after another, beside pytest (Note [C tests beside pytest])."""
+
+    def __init__(self, steps: list):
+        super().__init__(daemon=True)
+        self.steps = steps  # (name, sanitize, capability)
+        self.results = []  # (name, passed, output)
+
+    def run(self):
+        for name, sanitize, cap in self.steps:
+            try:
+                ok, text = c_tests(sanitize, cap)
+            except OSError as e:  # make or the compiler could not be started
+                ok, text = False, f"== {name}\n{name}: FAILED ({e})\n"
+            self.results.append((name, ok, text))
 
 
 def py_tests(args: list, capability: str, best: bool) -> bool:
@@ -89,6 +109,16 @@ def py_tests(args: list, capability: str, best: bool) -> bool:
     return rc == 0
 
 
+# Note [C tests beside pytest]
+# pytest runs on one core for most of its time, while building the C tests (twice: plain and with
+# the sanitizers) keeps every core busy for minutes. So the C steps build and run in a thread of
+# their own while pytest runs, their output held back and printed, each step whole, once pytest is
+# done: the compilers use the cores that pytest leaves idle. Nothing is shared between the two:
+# the C tests link the sources into their own binaries under build/ctest*, pytest imports the
+# installed package. A C step that could not run at all counts as failed, so the summary always
+# names every step.
+
+
 def main(argv: list) -> int:
     options = {"--no-sanitize", "--no-c", "--best-only"}
     run_c = "--no-c" not in argv
@@ -97,11 +127,21 @@ def main(argv: list) -> int:
     caps = capabilities()
     if "--best-only" in argv:
         caps = caps[:1]
-    results = [(f"C tests ({cap})", c_tests(False, cap)) for cap in caps] if run_c else []
+    steps = [(f"C tests ({cap})", False, cap) for cap in caps] if run_c else []
     if sanitize:
-        results.append((f"C tests ASan+UBSan ({caps[0]})", c_tests(True, caps[0])))
-    results += [(f"pytest ({cap})", py_tests(pytest_args or ["-q"], cap, cap == caps[0]))
-                for cap in caps]
+        steps.append((f"C tests ASan+UBSan ({caps[0]})", True, caps[0]))
+    c_steps = CSteps(steps)
+    if steps:
+        print("== C tests: building and running beside pytest; their output follows it",
+              flush=True)
+        c_steps.start()
+    py_results = [(f"pytest ({cap})", py_tests(pytest_args or ["-q"], cap, cap == caps[0]))
+                  for cap in caps]
+    if steps:
+        c_steps.join()
+    for _, _, text in c_steps.results:
+        print(text, end="", flush=True)
+    results = [(name, ok) for name, ok, _ in c_steps.results] + py_results
     print("== summary: " + "; ".join(f"{name} {'ok' if ok else 'FAILED'}" for name, ok in results),
           flush=True)
     return 0 if all(ok for _, ok in results) else 1

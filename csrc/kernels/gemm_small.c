@@ -19,9 +19,17 @@
  * products with one output row stay BLIS's gemv, as
  * packing all of B for one row of C costs more than the product. Other dtypes keep their path.
  *
- * On several threads (the caller's g->threads, from its grain) the panels are split between them
- * when there are enough, each thread packing and using its own; otherwise B is packed once and
- * the rows are split, in multiples of the tile's height.
+ * On several threads (the caller's g->threads, from its grain) the product is shared as Note
+ * [sharing the small product] says.
+ *
+ * Note [sharing the small product]
+ * The threads pack B's panels together, each a share of them, into the one buffer, meet at a
+ * barrier, and then split the tiles: the units of work are (panel, block of MR rows) pairs, taken
+ * panel by panel, and each thread gets an equal run of them. Splitting whole panels instead (each
+ * thread packing its own) left one thread idle for up to a quarter of the time when the panels
+ * did not divide evenly: x.t().mm(gh) of the training loop, 1000x64 @ 64x100, has 7 panels of 16
+ * columns, 3 against 4. With units the shares differ by at most one tile, and B is still packed
+ * once, the packing itself split.
  */
 #include <string.h>
 
@@ -51,6 +59,22 @@ bool pt_gemm_small_serves(const pt_gemm *g)
     return g->m >= 2 && g->n >= 2 && g->k <= SMALL_MAX_K;
 }
 
+/* Thread w's share of the tiles when B is packed once for every thread (Note [sharing the small
+ * product]): units [u0, u1) of panels x row blocks, panel-major, so a thread keeps one panel while
+ * its rows stream past. */
+static void run_units(const pt_gemm_small_table *t, int d, const pt_gemm *g, const void *bp,
+                      int64_t panels, int32_t w, int32_t parts)
+{
+    int64_t mr = t->mr[d], blocks = (g->m + mr - 1) / mr, units = panels * blocks;
+    int64_t u0 = units * w / parts, u1 = units * (w + 1) / parts;
+    for (int64_t q = u0 / blocks; q < panels && q * blocks < u1; q++) {
+        int64_t b0 = u0 > q * blocks ? u0 - q * blocks : 0;
+        int64_t b1 = u1 < (q + 1) * blocks ? u1 - q * blocks : blocks;
+        int64_t i0 = b0 * mr, i1 = b1 * mr < g->m ? b1 * mr : g->m;
+        if (i0 < i1) t->tiles[d](g, bp, i0, i1, q, q + 1);
+    }
+}
+
 static void run(const pt_gemm_small_table *t, int d, const pt_gemm *g, void *bp, int64_t panels,
                 int32_t threads)
 {
@@ -60,21 +84,12 @@ static void run(const pt_gemm_small_table *t, int d, const pt_gemm *g, void *bp,
         return;
     }
 #ifdef _OPENMP
-    int64_t mr = t->mr[d], row_blocks = (g->m + mr - 1) / mr;
-    if (panels >= threads) {
-#pragma omp parallel for num_threads(threads) schedule(static)
-        for (int32_t w = 0; w < threads; w++) {
-            int64_t q0 = panels * w / threads, q1 = panels * (w + 1) / threads;
-            t->pack[d](g, bp, q0, q1);
-            t->tiles[d](g, bp, 0, g->m, q0, q1);
-        }
-        return;
-    }
-    t->pack[d](g, bp, 0, panels);
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (int32_t w = 0; w < threads; w++) {
-        int64_t i0 = row_blocks * w / threads * mr, i1 = row_blocks * (w + 1) / threads * mr;
-        t->tiles[d](g, bp, i0, i1 < g->m ? i1 : g->m, 0, panels);
+#pragma omp parallel num_threads(threads)
+    {
+        int32_t w = omp_get_thread_num(), parts = omp_get_num_threads();
+        t->pack[d](g, bp, panels * w / parts, panels * (w + 1) / parts);
+#pragma omp barrier
+        run_units(t, d, g, bp, panels, w, parts);
     }
 #else
     PT_UNUSED(threads);

@@ -16,10 +16,10 @@ import os
 # NumPy's OpenBLAS starts a thread per core for a float64 reference product and keeps it spinning
 # after the call; beside pytensor's own OpenMP threads (and the next test's) those spinners took a
 # core the tests needed: tests/py/test_small_gemm.py ran 25 s with them and 9 s without on the
-# 2-core machine, more under load. The oracle's speed is not under test, so it runs on one thread
-# unless the caller chose otherwise. This must precede NumPy's first import (OpenBLAS reads the
-# variable once, when it loads), which is the test modules' and _torch_oracle's; child processes
-# that the tests start inherit it.
+# 2-core machine (at a load average of about 4). The oracle's speed is not under test, so it runs
+# on one thread unless the caller chose otherwise. This must precede NumPy's first import
+# (OpenBLAS reads the variable once, when it loads), which is the test modules' and
+# _torch_oracle's; child processes that the tests start inherit it.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import pytest  # noqa: E402

@@ -166,3 +166,22 @@ def test_the_option_deselects_exactly_the_marked_tests(tmp_path):
     assert not any("test_dispatch_keys.py" in i for i in low_ids)
     assert sum("test_softmax.py" in i for i in low_ids) == \
         sum("test_softmax.py" in i for i in full_ids) - 1
+
+
+@pytest.mark.skipif(not os.path.exists(os.path.join(ROOT, "tools", "run_tests.py")),
+                    reason="source tree not available")
+def test_a_c_step_that_cannot_start_is_a_failure(monkeypatch):
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    try:
+        import run_tests
+    finally:
+        sys.path.pop(0)
+
+    def no_make(sanitize, capability):
+        raise FileNotFoundError("make")
+    monkeypatch.setattr(run_tests, "c_tests", no_make)
+    steps = run_tests.CSteps([("C tests (default)", False, "default")])
+    steps.start()
+    steps.join()
+    assert [(name, ok) for name, ok, _ in steps.results] == [("C tests (default)", False)]
+    assert "FAILED" in steps.results[0][2]

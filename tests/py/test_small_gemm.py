@@ -13,10 +13,14 @@ from _torch_oracle import requires_torch, torch
 
 DTYPES = ["float32", "float64"]
 # (m, n, k): tiny and odd edges of the 6 x 16 tile, the small kernel's work limit (256^3) and
-# depth limit (512) on both sides, and the three hand-split shapes (deep, tall, wide).
+# depth limit (512) on both sides, the three hand-split shapes (deep, tall, wide), and two shapes
+# just above two threads' worth of work whose threads' shares of (panel, row block) units end in
+# the middle of a panel (Note [sharing the small product]): 8 rows (a 6-row and a 2-row block) by
+# 63 panels, and 84 row blocks (the last of 2 rows) by 3 panels whose last is half empty.
 SHAPES = [(1, 2, 1), (5, 7, 3), (6, 16, 8), (7, 17, 9), (13, 33, 65), (64, 64, 64),
           (100, 101, 99), (256, 256, 256), (257, 256, 256), (20, 30, 513), (64, 100, 1000),
-          (1000, 100, 64), (64, 100, 3000), (1000, 100, 200), (100, 1000, 200)]
+          (1000, 100, 64), (64, 100, 3000), (1000, 100, 200), (100, 1000, 200), (8, 1000, 300),
+          (500, 40, 110)]
 LAYOUTS = ["plain", "a.t", "b.t", "both.t", "sliced", "negative"]
 
 
