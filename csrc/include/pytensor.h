@@ -687,6 +687,9 @@ PT_API pt_status pt_autograd_custom_node(const char *name, pt_custom_apply_fn ap
                                          pt_ctx_release_fn release, int32_t n_inputs,
                                          pt_tensor *const *inputs, int32_t n_outputs,
                                          pt_node **out);
+/* Whether the custom node's apply gets zeros for the gradients of outputs nobody used (the
+ * default, ctx.set_materialize_grads) or NULL. */
+PT_API pt_status pt_autograd_custom_node_materialize(pt_node *n, int32_t materialize);
 /* Makes t output output_nr of node (its grad_fn); for custom Functions. */
 PT_API pt_status pt_autograd_set_history(pt_tensor *t, pt_node *node, int32_t output_nr);
 /* The number of formulas (generated autograd kernels) and their operator names. */

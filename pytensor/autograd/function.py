@@ -156,6 +156,10 @@ class Function(metaclass=_FunctionMeta):
             lib.pt_py_release_handle(handle)
             _raise(st)
         node_ptr = ffi.gc(node[0], lib.pt_node_release)
+        if not ctx.materialize_grads:
+            st = lib.pt_autograd_custom_node_materialize(node_ptr, 0)
+            if st:
+                _raise(st)
         ctx._node = int(ffi.cast("uintptr_t", node_ptr))
         dirty = {id(t) for t in ctx._dirty}
         nondiff = {id(t) for t in ctx._non_differentiable}
