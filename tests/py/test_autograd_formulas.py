@@ -474,3 +474,31 @@ def test_cumprod_with_zeros_matches_torch_double_backward_free_path():
     x.cumprod(1).backward(pytensor.tensor(g))
     tx.cumprod(1).backward(torch.tensor(g))
     np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-12, atol=1e-12)
+
+
+HALF = ["add", "mul", "div", "sub_alpha", "mm", "matmul_batched_broadcast", "sum_dim", "mean",
+        "softmax", "log_softmax", "exp", "log", "tanh", "sigmoid", "sqrt", "pow_number", "relu",
+        "var", "std", "max_dim", "norm", "cumsum", "prod_dim", "gather", "cat", "stack", "where",
+        "clamp", "logsumexp", "amax", "std_mean", "sort", "topk", "split", "unbind", "chunk",
+        "reshape_copy", "index", "gelu", "silu", "atan2", "maximum"]
+
+
+@requires_torch
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("name", HALF)
+def test_half_gradients_match_torch(name, dtype):
+    # the gradients keep the 16-bit dtype; values agree to a few units of its last place
+    case = next(c for c in CASES if c[0] == name)
+    _, arrays = _inputs(case, "contig", seed=6)
+    ours = [pytensor.tensor(a, dtype=getattr(pytensor, dtype), requires_grad=True) for a in arrays]
+    theirs = [torch.tensor(a, dtype=getattr(torch, dtype), requires_grad=True) for a in arrays]
+    out, ref = case[1](pytensor, *ours), case[1](torch, *theirs)
+    assert str(out.dtype).split(".")[-1] == str(ref.dtype).split(".")[-1]
+    g = np.random.default_rng(7).standard_normal(tuple(ref.shape))
+    out.backward(pytensor.tensor(g, dtype=out.dtype))
+    ref.backward(torch.tensor(g, dtype=ref.dtype))
+    tol = 4e-2 if dtype == "bfloat16" else 5e-3
+    for x, y in zip(ours, theirs):
+        assert str(x.grad.dtype).split(".")[-1] == dtype
+        np.testing.assert_allclose(x.grad.float().numpy(), y.grad.float().numpy(), rtol=tol,
+                                   atol=tol)
