@@ -112,7 +112,8 @@ def read_entries(path: str = DERIVATIVES, rel: str = DERIVATIVES_REL) -> list:
 # ---------------------------------------------------------------- helpers (csrc/autograd/functions.c)
 # name -> (C function, parameter kinds, result kind). Kinds: T tensor, T? optional tensor,
 # S Scalar, S? optional Scalar, I int, I? optional int, L int list, L? optional int list, B bool,
-# D double, Y dtype. Every helper returns a new tensor reference (NULL on failure).
+# D double, Y dtype, GL the gradients of a Tensor[] result (the node and its grads array). Every
+# helper returns a new tensor reference (NULL on failure).
 HELPERS = {
     "sum_to": ("pt_ag_sum_to", ["T", "L"], "T"),
     "sum_backward": ("pt_ag_sum_backward", ["T", "L", "L?", "B"], "T"),

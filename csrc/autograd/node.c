@@ -417,3 +417,10 @@ pt_status pt_autograd_custom_node(const char *name, pt_custom_apply_fn apply, vo
     return PT_OK;
 }
 
+pt_status pt_autograd_custom_node_materialize(pt_node *n, int32_t materialize)
+{
+    if (!n || n->vt != &custom_vt)
+        return PT_ERROR(PT_ERR_VALUE, "custom node: not a custom Function's node");
+    n->needs_all_grads = materialize != 0;
+    return PT_OK;
+}

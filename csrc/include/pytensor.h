@@ -740,6 +740,9 @@ PT_API pt_status pt_autograd_custom_node(const char *name, pt_custom_apply_fn ap
                                          pt_node **out);
 /* Has a backward without retain_graph call release_saved(ctx) of custom node n once it ran. */
 PT_API pt_status pt_autograd_custom_node_on_release(pt_node *n, pt_ctx_release_fn release_saved);
+/* Whether the custom node's apply gets zeros for the gradients of outputs nobody used (the
+ * default, ctx.set_materialize_grads) or NULL. */
+PT_API pt_status pt_autograd_custom_node_materialize(pt_node *n, int32_t materialize);
 /* Makes t output output_nr of node (its grad_fn); for custom Functions. */
 PT_API pt_status pt_autograd_set_history(pt_tensor *t, pt_node *node, int32_t output_nr);
 /* The number of formulas (generated autograd kernels) and their operator names. */

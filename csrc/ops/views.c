@@ -3,7 +3,7 @@
  * bounds and as_strided with an optional offset. Views only touch metadata, so they serve every
  * backend (CompositeExplicitAutograd); the others (view, reshape, permute, ...) are registered as
  * the core functions themselves. Under autograd, reshape is torch's composite of view and
- * _unsafe_view, so that it records the nodes torch records.
+ * _unsafe_view, and flatten a reshape, so that they record the nodes torch records.
  */
 #include "native.h"
 
@@ -95,5 +95,30 @@ pt_status pt_native_reshape_autograd(const pt_tensor *self, int32_t shape_len,
     if (!copy) return pt_error_code();
     *ret = pt_call__unsafe_view(copy, shape_len, shape);
     pt_tensor_release(copy);
+    return *ret ? PT_OK : pt_error_code();
+}
+
+pt_status pt_native_flatten_autograd(const pt_tensor *self, int64_t start_dim, int64_t end_dim,
+                                     pt_tensor **ret)
+{
+    int32_t start, end;
+    PT_TRY(pt_wrap_dim(start_dim, self->ndim, &start));
+    PT_TRY(pt_wrap_dim(end_dim, self->ndim, &end));
+    if (start > end)
+        return PT_ERROR(PT_ERR_RUNTIME,
+                        "flatten() has invalid args: start_dim cannot come after end_dim");
+    if (self->ndim == 0) {
+        *ret = pt_call_reshape(self, 1, (const int64_t[]){1});
+        return *ret ? PT_OK : pt_error_code();
+    }
+    if (start == end) return pt_native_self((pt_tensor *)self, ret);
+    int64_t shape[PT_MAX_DIMS];
+    int32_t n = 0;
+    for (int32_t d = 0; d < start; d++) shape[n++] = self->sizes[d];
+    int64_t flat = 1; /* sizes passed pt_shape_check: any product of them fits in int64 */
+    for (int32_t d = start; d <= end; d++) flat *= self->sizes[d];
+    shape[n++] = flat;
+    for (int32_t d = end + 1; d < self->ndim; d++) shape[n++] = self->sizes[d];
+    *ret = pt_call_reshape(self, n, shape);
     return *ret ? PT_OK : pt_error_code();
 }

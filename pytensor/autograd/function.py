@@ -159,6 +159,10 @@ class Function(metaclass=_FunctionMeta):
             lib.pt_py_release_handle(handle)
             _raise(st)
         node_ptr = ffi.gc(node[0], lib.pt_node_release)
+        if not ctx.materialize_grads:
+            st = lib.pt_autograd_custom_node_materialize(node_ptr, 0)
+            if st:
+                _raise(st)
         ctx._node = int(ffi.cast("uintptr_t", node_ptr))
         st = lib.pt_autograd_custom_node_on_release(node_ptr, lib.pt_py_custom_release_saved)
         if st:

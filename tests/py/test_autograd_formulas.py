@@ -227,6 +227,43 @@ CASES = [
     ("stack", lambda L, a, b: L.stack([a, b], 1), [((2, 3), "any"), ((2, 3), "any")]),
     ("stack_last", lambda L, a, b, c: L.stack([a, b, c], -1),
      [((3,), "any"), ((3,), "any"), ((3,), "any")]),
+    # Tensor[] results: piece 1 unused, so its gradient reaches the formula undefined
+    ("split", lambda L, a: (lambda p: p[0] * 2 + p[2])(a.split(1)), [((3, 4), "any")]),
+    ("split_uneven_dim1", lambda L, a: (lambda p: p[2].sum(1) + p[0][:, 1])(a.split(2, 1)),
+     [((2, 5), "any")]),
+    ("split_sizes", lambda L, a: (lambda p: p[1] * p[1].sum())(a.split([1, 3], -1)),
+     [((2, 4), "any")]),
+    ("split_with_sizes", lambda L, a: (lambda p: p[2] * 3)(a.split_with_sizes([1, 0, 2])),
+     [((3, 2), "any")]),
+    ("chunk", lambda L, a: (lambda p: p[0] - p[1].flip(0))(a.chunk(2)), [((4, 3), "any")]),
+    ("chunk_uneven", lambda L, a: a.chunk(3, 1)[1] * 2, [((2, 5), "any")]),
+    ("unbind", lambda L, a: (lambda p: p[0] * p[2])(a.unbind(1)), [((2, 3), "any")]),
+    ("unbind_one_used", lambda L, a: a.unbind(0)[1], [((3, 2), "any")]),
+    ("unbind_1d", lambda L, a: (lambda p: p[0] * p[1])(a.unbind()), [((3,), "any")]),
+    ("reshape_copy", lambda L, a: a.t().reshape(6), [((2, 3), "any")]),
+    ("pow_number", lambda L, a: a ** 3, [((4,), "any")]),
+    ("rpow_number", lambda L, a: 2.0 ** a, [((3,), "any")]),
+    ("mod_number", lambda L, a: a % 0.7 + a, [((4,), "any")]),
+    ("native_dropout_eval", lambda L, a: L.native_dropout(a, 0.3, False)[0] * a,
+     [((2, 3), "any")]),
+    ("std_mean_one_element_mean", lambda L, a: L.std_mean(a, 1)[1], [((2, 1), "any")]),
+    ("cdist", lambda L, a, b: L.cdist(a, b), [((3, 2), "any"), ((4, 2), "any")]),
+    ("cdist_p0", lambda L, a, b: L.cdist(a, b, p=0.0) + a.sum(), [((3, 2), "any"),
+                                                                  ((2, 2), "any")]),
+    ("cdist_p1", lambda L, a, b: L.cdist(a, b, p=1.0), [((3, 2), "any"), ((2, 2), "any")]),
+    ("cdist_p_frac", lambda L, a, b: L.cdist(a, b, p=0.7), [((3, 2), "any"), ((2, 2), "any")]),
+    ("cdist_p1_5", lambda L, a, b: L.cdist(a, b, p=1.5), [((3, 2), "any"), ((2, 2), "any")]),
+    ("cdist_p3_batched", lambda L, a, b: L.cdist(a, b, p=3.0),
+     [((2, 3, 2), "any"), ((1, 4, 2), "any")]),
+    ("cdist_inf", lambda L, a, b: L.cdist(a, b, p=float("inf")),
+     [((3, 3), "distinct"), ((2, 3), "any")]),
+    ("cdist_mm_mode", lambda L, a, b: L.cdist(a, b, compute_mode="use_mm_for_euclid_dist"),
+     [((3, 2), "any"), ((4, 2), "any")]),
+    ("pdist", lambda L, a: L.pdist(a), [((4, 3), "any")]),
+    ("pdist_p1", lambda L, a: L.pdist(a, 1.0), [((4, 3), "any")]),
+    ("pdist_p_frac", lambda L, a: L.pdist(a, 0.5), [((4, 2), "any")]),
+    ("pdist_p3", lambda L, a: L.pdist(a, 3.0), [((3, 2), "any")]),
+    ("pdist_inf", lambda L, a: L.pdist(a, float("inf")), [((4, 2), "distinct")]),
 ]
 IDS = [c[0] for c in CASES]
 
@@ -296,7 +333,8 @@ GRADGRAD = ["mul", "div", "pow_scalar", "pow_tensor", "exp", "log", "sin", "tanh
             "divide", "remainder", "fmod", "arctan2", "pow_inplace_tensor", "vdot",
             "linalg_cross", "cross_dim", "std_mean", "var_mean_correction", "roll", "repeat",
             "tile", "scatter", "scatter_add", "div_mode_none", "cat", "stack", "index",
-            "index_two", "index_put", "index_put_accumulate"]
+            "index_two", "index_put", "index_put_accumulate", "split", "split_sizes",
+            "chunk", "unbind", "reshape_copy", "pow_number", "native_dropout_eval"]
 
 
 @pytest.mark.parametrize("name", GRADGRAD)
@@ -338,7 +376,12 @@ def test_gradients_match_torch(case, dtype):
                                   "sort_stable", "unfold", "roll", "repeat", "tile", "scatter",
                                   "scatter_value", "scatter_add", "take", "masked_select",
                                   "cumprod_zeros", "cat", "stack", "index",
-                                  "index_put", "index_put_inplace"])
+                                  "index_put", "index_put_inplace", "split",
+                                  "split_uneven_dim1", "split_sizes", "split_with_sizes",
+                                  "chunk", "chunk_uneven", "unbind", "unbind_1d", "reshape",
+                                  "reshape_copy", "pow_number", "rpow_number", "mod_number",
+                                  "native_dropout_eval", "std_mean_one_element_mean", "cdist",
+                                  "cdist_p3_batched", "pdist", "pdist_inf"])
 def test_node_names_match_torch(name):
     case = next(c for c in CASES if c[0] == name)
     _, arrays = _inputs(case, "contig")
@@ -431,3 +474,31 @@ def test_cumprod_with_zeros_matches_torch_double_backward_free_path():
     x.cumprod(1).backward(pytensor.tensor(g))
     tx.cumprod(1).backward(torch.tensor(g))
     np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-12, atol=1e-12)
+
+
+HALF = ["add", "mul", "div", "sub_alpha", "mm", "matmul_batched_broadcast", "sum_dim", "mean",
+        "softmax", "log_softmax", "exp", "log", "tanh", "sigmoid", "sqrt", "pow_number", "relu",
+        "var", "std", "max_dim", "norm", "cumsum", "prod_dim", "gather", "cat", "stack", "where",
+        "clamp", "logsumexp", "amax", "std_mean", "sort", "topk", "split", "unbind", "chunk",
+        "reshape_copy", "index", "gelu", "silu", "atan2", "maximum"]
+
+
+@requires_torch
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("name", HALF)
+def test_half_gradients_match_torch(name, dtype):
+    # the gradients keep the 16-bit dtype; values agree to a few units of its last place
+    case = next(c for c in CASES if c[0] == name)
+    _, arrays = _inputs(case, "contig", seed=6)
+    ours = [pytensor.tensor(a, dtype=getattr(pytensor, dtype), requires_grad=True) for a in arrays]
+    theirs = [torch.tensor(a, dtype=getattr(torch, dtype), requires_grad=True) for a in arrays]
+    out, ref = case[1](pytensor, *ours), case[1](torch, *theirs)
+    assert str(out.dtype).split(".")[-1] == str(ref.dtype).split(".")[-1]
+    g = np.random.default_rng(7).standard_normal(tuple(ref.shape))
+    out.backward(pytensor.tensor(g, dtype=out.dtype))
+    ref.backward(torch.tensor(g, dtype=ref.dtype))
+    tol = 4e-2 if dtype == "bfloat16" else 5e-3
+    for x, y in zip(ours, theirs):
+        assert str(x.grad.dtype).split(".")[-1] == dtype
+        np.testing.assert_allclose(x.grad.float().numpy(), y.grad.float().numpy(), rtol=tol,
+                                   atol=tol)
