@@ -1,5 +1,6 @@
 """Thunk cases of the complex family (tests/py/test_fast_paths.py reads CASES): conjugation, the
-views between complex and real dtypes, angle, polar and complex."""
+views between complex and real dtypes, angle, polar and complex, and
+absolute (abs, which gives complex tensors their real dtype)."""
 import pytensor
 
 
@@ -26,4 +27,6 @@ CASES = {
     "angle": (lambda: (_z(2, 3),), ""),
     "polar": (lambda: (_r(2, 3), _r(3)), ""),
     "complex": (lambda: (_r(2, 1), _r(3)), ""),
+    "absolute": (lambda: (_z(2, 3),), ""),
+    "absolute_": (lambda: (_r(2, 3) - 3,), "inplace"),
 }

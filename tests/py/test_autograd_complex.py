@@ -258,6 +258,18 @@ def test_abs_and_sgn_of_complex():
     np.testing.assert_allclose(_np(z.sgn()), [0.6 + 0.8j, 0, -1j], rtol=1e-6)
 
 
+def test_absolute_is_abs():
+    z = pytensor.tensor([3 + 4j, -1j], dtype=C128, requires_grad=True)
+    r = pytensor.absolute(z)
+    assert r.dtype == F64 and r.tolist() == [5.0, 1.0] and r.grad_fn.name() == "AbsBackward0"
+    x = pytensor.tensor([-1.5, 2.0])
+    assert x.absolute_().tolist() == [1.5, 2.0] and x.tolist() == [1.5, 2.0]
+    out = pytensor.empty(2, dtype=F64)
+    assert pytensor.absolute(z.detach(), out=out).tolist() == [5.0, 1.0]
+    with pytest.raises(RuntimeError, match="In-place abs is not supported for complex tensors."):
+        pytensor.tensor([1j]).absolute_()
+
+
 def test_meta_tensors_give_shapes_and_dtypes():
     m = pytensor.empty(2, 3, dtype=C64, device="meta")
     assert pytensor.view_as_real(m).shape == (2, 3, 2)
