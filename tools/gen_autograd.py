@@ -202,7 +202,7 @@ COMPLEX_DIFFERENTIABLE = frozenset("""
     sum mean prod cumsum cumprod logsumexp std_mean var_mean linalg_vector_norm
     mm bmm addmm baddbmm addmv mv dot vdot outer ger matmul linalg_cross cross
     view reshape flatten t transpose permute expand squeeze unsqueeze select slice narrow flip
-    tril triu clone contiguous _to_copy to roll repeat tile unfold normal
+    tril triu clone contiguous _to_copy to roll repeat tile unfold normal uniform
     index_select gather take masked_select masked_fill where scatter scatter_add index index_put
     cat stack fill zero copy
     _conj_physical conj_physical view_as_real view_as_complex angle polar complex

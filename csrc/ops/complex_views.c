@@ -5,6 +5,8 @@
  * view_as_real and conj is _conj_physical or the input itself, composites that autograd sees
  * through (CompositeImplicitAutograd), as in torch.
  *
+ * absolute, torch's alias of abs (which gives complex tensors their real dtype), lives here too.
+ *
  * Note [conj without a conj bit]
  * torch's conj is lazy: it returns a view with a conjugate bit that every kernel resolves when it
  * reads the tensor (is_conj() is True, writes through the view land in the base, conjugated).
@@ -130,4 +132,27 @@ pt_status pt_native_conj_physical(const pt_tensor *self, pt_tensor **ret)
 pt_status pt_native_resolve_conj(const pt_tensor *self, pt_tensor **ret)
 {
     return pt_native_self((pt_tensor *)self, ret);
+}
+
+/* ---------------------------------------------------------------- absolute (abs) */
+static pt_status result_of(pt_tensor *r, pt_tensor **ret)
+{
+    if (!r) return pt_error_code();
+    *ret = r;
+    return PT_OK;
+}
+
+pt_status pt_native_absolute(const pt_tensor *self, pt_tensor **ret)
+{
+    return result_of(pt_call_abs(self), ret);
+}
+
+pt_status pt_native_absolute_(pt_tensor *self, pt_tensor **ret)
+{
+    return result_of(pt_call_abs_(self), ret);
+}
+
+pt_status pt_native_absolute_out(const pt_tensor *self, pt_tensor *out, pt_tensor **ret)
+{
+    return result_of(pt_call_abs_out(self, out), ret);
 }
