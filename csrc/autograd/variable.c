@@ -416,6 +416,16 @@ pt_status pt_autograd_set_history(pt_tensor *t, pt_node *node, int32_t output_nr
     return PT_OK;
 }
 
+/* A tensor a custom Function wrote in place (mark_dirty): a view's base is rebased as for any
+ * in-place operation, with the Function's node in the CopySlices node. */
+pt_status pt_autograd_rebase_history(pt_tensor *t, pt_node *node, int32_t output_nr)
+{
+    if (!t || !node) return PT_ERROR(PT_ERR_VALUE, "rebase_history: tensor and node are required");
+    if (!t->view_base || output_nr != 0 || node->n_inputs != 1)
+        return pt_set_history(t, node, output_nr);
+    return pt_rebase_history(t, node);
+}
+
 pt_status pt_check_inplace(const pt_tensor *t, const char *opname)
 {
     PT_UNUSED(opname);
@@ -496,7 +506,9 @@ pt_status pt_saved_unpack(pt_saved_var *v, pt_node *owner, pt_tensor **out)
         char type[64], sizes[256], which[160] = "";
         pt_format_ints(sizes, sizeof sizes, v->data->ndim, v->data->sizes);
         /* as torch, a saved input is named by its history now: the in-place op that
-           modified it */
+           modified it, or for a view the history regenerated from its base's */
+        if (!v->is_output && v->data->view_base && pt_view_refresh(v->data) != PT_OK)
+            pt_error_clear();
         const pt_autograd_meta *m = v->is_output ? NULL : v->data->autograd;
         if (v->is_output)
             snprintf(which, sizeof which, ", which is output %d of %s,", (int)v->output_nr,
