@@ -310,7 +310,8 @@ static pt_status autograd_fallback(const pt_op *op, int32_t key, uint64_t keyset
     uint64_t saved = pt_below_autograd_begin();
     pt_status st = pt_dispatch_call(op, stack);
     pt_below_autograd_end(saved);
-    if (st == PT_OK && ins) st = attach_not_implemented(op->name, ins, n_edges, written, stack, base);
+    if (st == PT_OK && ins)
+        st = attach_not_implemented(op->name, ins, n_edges, written, stack, base);
     for (int32_t k = 0; ins && k < n_edges; k++) pt_tensor_release(ins[k]);
     free(ins);
     return st;

@@ -235,7 +235,9 @@ pt_status pt_saved_unpack(pt_saved_var *v, pt_node *owner, pt_tensor **out)
         char type[64], sizes[256], which[160] = "";
         pt_format_ints(sizes, sizeof sizes, v->data->ndim, v->data->sizes);
         /* as torch, a saved input is named by its history now: the in-place op that
-           modified it */
+           modified it, or for a view the history regenerated from its base's */
+        if (!v->is_output && v->data->view_base && pt_view_refresh(v->data) != PT_OK)
+            pt_error_clear();
         const pt_autograd_meta *m = v->is_output ? NULL : v->data->autograd;
         if (v->is_output)
             snprintf(which, sizeof which, ", which is output %d of %s,", (int)v->output_nr,

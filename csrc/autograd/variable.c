@@ -1,6 +1,7 @@
 /* variable.c - the autograd side of a tensor: metadata, version counters, hooks, saved variables,
  * grad mode, AccumulateGrad, and the ABI's autograd accessors. Nodes, the fallback for operators
- * without a formula and custom Function nodes are node.c's. The engine is engine.c; the
+ * without a formula and custom Function nodes are node.c's; views written in place (CopySlices,
+ * regenerated view histories) views.c's. The engine is engine.c; the
  * formulas' helpers functions.c; the node types and kernels of the formulas are generated
  * (tools/gen_autograd.py).
  *
@@ -468,6 +469,16 @@ pt_status pt_autograd_set_history(pt_tensor *t, pt_node *node, int32_t output_nr
     PT_TRY(pt_set_history(t, node, output_nr));
     if (t->view_base) t->view_creation = PT_VIEW_IN_CUSTOM_FUNCTION;
     return PT_OK;
+}
+
+/* A tensor a custom Function wrote in place (mark_dirty): a view's base is rebased as for any
+ * in-place operation, with the Function's node in the CopySlices node. */
+pt_status pt_autograd_rebase_history(pt_tensor *t, pt_node *node, int32_t output_nr)
+{
+    if (!t || !node) return PT_ERROR(PT_ERR_VALUE, "rebase_history: tensor and node are required");
+    if (!t->view_base || output_nr != 0 || node->n_inputs != 1)
+        return pt_set_history(t, node, output_nr);
+    return pt_rebase_history(t, node);
 }
 
 pt_status pt_check_inplace(const pt_tensor *t, const char *opname)

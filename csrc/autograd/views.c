@@ -15,6 +15,7 @@
  * is done with operator calls, so that under create_graph the result is differentiable (the
  * buffer's own views are rebased the same way).
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -461,25 +462,36 @@ static pt_status rebase_check(const pt_tensor *t, bool indirect)
 
 pt_status pt_view_check_inplace(const pt_tensor *t) { return rebase_check(t, false); }
 
-pt_status pt_view_refresh(pt_tensor *t)
+static bool is_current(const pt_tensor *t)
 {
+    const pt_autograd_meta *m = t->autograd;
+    if (!(m && m->grad_fn) && !pt_meta_requires_grad(t->view_base->autograd)) return true;
+    return m && m->view_tracked && m->view_version == pt_version_value(t);
+}
+
+/* Regenerations are rare (a view read after a write): one lock serializes them, so that two
+ * threads reading one stale view do not both replace its grad_fn; the current case takes none. */
+static pthread_mutex_t refresh_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static pt_status refresh_locked(pt_tensor *t)
+{
+    if (is_current(t)) return PT_OK;
     pt_tensor *base = t->view_base;
-    if (!base) return PT_OK;
-    pt_autograd_meta *m = t->autograd;
-    if (!(m && m->grad_fn) && !pt_meta_requires_grad(base->autograd)) return PT_OK;
-    const int64_t now = pt_version_value(t);
-    if (m && m->view_tracked && m->view_version == now) return PT_OK;
     PT_TRY(rebase_check(t, true));
     pt_node *fn;
     PT_TRY(as_strided_node_new(t, base, &fn));
-    const bool retains = m && m->retains_grad;
+    /* hooks and retain_grad stay with the old node, as in PyTorch (they no longer fire) */
     pt_status st = pt_set_history(t, fn, 0);
     pt_node_release(fn);
-    if (st == PT_OK && retains) {
-        /* retain_grad follows the tensor to its new node */
-        t->autograd->retains_grad = false;
-        st = pt_autograd_retain_grad(t);
-    }
+    return st;
+}
+
+pt_status pt_view_refresh(pt_tensor *t)
+{
+    if (!t->view_base || is_current(t)) return PT_OK;
+    pthread_mutex_lock(&refresh_lock);
+    pt_status st = refresh_locked(t);
+    pthread_mutex_unlock(&refresh_lock);
     return st;
 }
 

@@ -181,7 +181,7 @@ struct pt_tensor {
     int64_t inline_dims[2 * PT_INLINE_DIMS];
     struct pt_autograd_meta *autograd; /* NULL: takes no part in autograd (Note [autograd metadata]) */
     _Atomic(pt_version *) version;     /* shared with views; NULL reads as 0 (Note [version counters]) */
-    struct pt_tensor *view_base; /* a view's root base, owned; NULL otherwise (Note [view tracking]) */
+    struct pt_tensor *view_base; /* a view's root base, owned; else NULL (Note [view tracking]) */
 };
 
 /* Metadata helpers shared by tensor.c, view.c and the kernels. */

@@ -745,6 +745,8 @@ PT_API pt_status pt_autograd_custom_node_on_release(pt_node *n, pt_ctx_release_f
 PT_API pt_status pt_autograd_custom_node_materialize(pt_node *n, int32_t materialize);
 /* Makes t output output_nr of node (its grad_fn); for custom Functions. */
 PT_API pt_status pt_autograd_set_history(pt_tensor *t, pt_node *node, int32_t output_nr);
+/* The same for a tensor the Function wrote in place (mark_dirty): a view rebases its base. */
+PT_API pt_status pt_autograd_rebase_history(pt_tensor *t, pt_node *node, int32_t output_nr);
 /* The number of formulas (generated autograd kernels) and their operator names. */
 PT_API int32_t pt_autograd_formula_count(void);
 PT_API const char *pt_autograd_formula_op(int32_t index);

@@ -184,6 +184,13 @@ class Function(metaclass=_FunctionMeta):
                 st = lib.pt_autograd_bump_version(o._h)
                 if st:
                     _raise(st)
+                # a view written in place rebases its base (CopySlices), which hands the
+                # node's first edge the view's gradient: only when the view is that input
+                if args and args[0] is o:
+                    st = lib.pt_autograd_rebase_history(o._h, node_ptr, i)
+                    if st:
+                        _raise(st)
+                    continue
                 target = o
             elif id(o) in input_ids:
                 # an input returned as it is: a new view of it gets the history (so that

@@ -567,3 +567,27 @@ PT_TEST(view_flip_view_refuses_a_stride_it_cannot_negate)
     pt_tensor_release(t);
     pt_storage_release(st);
 }
+
+PT_TEST(view_diagonal_walks_two_dims_at_once_like_torch)
+{
+    pt_tensor *t = iota(3, INTS(2, 3, 4)), *v = NULL;
+    CHECK_OK(pt_tensor_diagonal(t, 0, 0, 1, &v)); /* torch: sizes (4, 2), strides (1, 16) */
+    CHECK_GEOMETRY(v, (4, 2), (1, 16), 0);
+    CHECK(at(v, INTS(3, 1)) == 19 && pt_autograd_view_base(v) == t);
+    pt_tensor_release(t); /* the reference pt_autograd_view_base returned */
+    pt_tensor_release(v);
+    CHECK_OK(pt_tensor_diagonal(t, 1, 2, 0, &v)); /* above the diagonal: dim 0's direction */
+    CHECK_GEOMETRY(v, (3, 1), (4, 13), 12);
+    pt_tensor_release(v);
+    CHECK_OK(pt_tensor_diagonal(t, -1, -1, -2, &v)); /* below: dim1 (here -1) steps first */
+    CHECK_GEOMETRY(v, (2, 3), (12, 5), 1);
+    pt_tensor_release(v);
+    CHECK_OK(pt_tensor_diagonal(t, 5, 0, 1, &v)); /* past the corner: empty, offset kept */
+    CHECK_GEOMETRY(v, (4, 0), (1, 16), 0);
+    pt_tensor_release(v);
+    CHECK_ERR(pt_tensor_diagonal(t, 0, 1, -2, &v), PT_ERR_RUNTIME,
+              "diagonal dimensions cannot be identical 1, -2");
+    CHECK_ERR(pt_tensor_diagonal(t, 0, 0, 3, &v), PT_ERR_INDEX,
+              "Dimension out of range (expected to be in range of [-3, 2], but got 3)");
+    pt_tensor_release(t);
+}

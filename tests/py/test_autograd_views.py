@@ -442,6 +442,44 @@ def test_views_returned_by_a_custom_function_may_not_be_written():
            + CUSTOM_TAIL)
 
 
+def test_a_custom_function_writing_a_view_in_place_rebases_the_base():
+    def fn(L):
+        class Double(L.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                x.mul_(2)
+                ctx.mark_dirty(x)
+                return x
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+        w = L.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=L.float64, requires_grad=True)
+        x = w.clone()
+        v = x[0]
+        r = Double.apply(v)
+        (x * x).sum().backward()
+        return r is v, _name(v), _name(x), w.grad
+    same, nv, nx, g = _same(fn)
+    assert (same, nv, nx) == (True, "AsStridedBackward0", "CopySlices")
+    assert g.tolist() == [[8.0, 16.0], [6.0, 8.0]]
+
+
+def test_hooks_and_retain_grad_stay_with_the_history_a_write_replaced():
+    def fn(L):
+        w = _w(L)
+        x = w.clone()
+        v = x[0]
+        v.retain_grad()
+        seen = []
+        v.register_hook(lambda g: seen.append(1))
+        v.mul_(3)
+        (x * x).sum().backward()
+        return v.grad is None, seen, w.grad
+    none, seen, g = _same(fn)
+    assert none and seen == []
+
+
 def test_detach_results_may_be_written_and_saved_variables_see_it():
     def allowed(L):
         w = _w(L)
