@@ -383,7 +383,9 @@ static const pt_node_vtable copy_slices_vt = {"CopySlices", copy_slices_apply, c
 pt_status pt_view_track(const pt_tensor *t, pt_tensor *out)
 {
     pt_tensor *base = t->view_base ? t->view_base : (pt_tensor *)t;
-    uint8_t made = pt_grad_mode_enabled() ? PT_VIEW_DEFAULT : PT_VIEW_NO_GRAD_MODE;
+    uint8_t made = pt_inference_mode_enabled() ? PT_VIEW_INFERENCE_MODE
+                   : pt_grad_mode_enabled()     ? PT_VIEW_DEFAULT
+                                                : PT_VIEW_NO_GRAD_MODE;
     /* PyTorch's propagate_creation_meta: a view of a view keeps its parent's kind unless it was
        made in a mode of its own, and inference mode sticks */
     if (t->view_base && (made == PT_VIEW_DEFAULT || t->view_creation == PT_VIEW_INFERENCE_MODE))
