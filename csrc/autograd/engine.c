@@ -328,7 +328,9 @@ static pt_status run_node_hooks(struct pt_hook *list, int32_t n_in, pt_tensor **
     return PT_OK;
 }
 
-/* Post hooks see the results as the next nodes will (torch validates before them). */
+/* Post hooks see the results as the next nodes will (torch validates before them), and the
+ * gradients the node was given as they arrived (undefined ones as NULL, not the zeros that
+ * materialize made for the node). */
 static pt_status run_post_hooks(pt_node *n, pt_tensor **grads, pt_tensor **outs)
 {
     for (int32_t j = 0; j < n->n_next; j++) {
@@ -361,11 +363,19 @@ static pt_status run_node(pt_node *n, pt_tensor **grads, pt_tensor **outs, bool 
         }
     if (n->node_pre_hooks)
         PT_TRY(run_node_hooks(n->node_pre_hooks, 0, NULL, n->n_inputs, grads));
+    pt_tensor **given = NULL; /* borrowed from grads: what the post hooks see */
+    if (n->node_post_hooks && n->n_inputs > 0) {
+        given = malloc(sizeof *given * (size_t)n->n_inputs);
+        if (!given) return PT_ERROR(PT_ERR_MEMORY, "backward: out of memory");
+        memcpy(given, grads, sizeof *given * (size_t)n->n_inputs);
+    }
+    pt_status st = PT_OK;
     /* Generated nodes take undefined gradients as they come (Note [undefined gradients of
      * multi-output nodes] in functions_multi.c); custom Functions get zeros. */
-    if (n->needs_all_grads) PT_TRY(materialize(n, grads));
-    pt_status st = n->vt->apply(n, grads, outs);
-    if (st == PT_OK && n->node_post_hooks) st = run_post_hooks(n, grads, outs);
+    if (n->needs_all_grads) st = materialize(n, grads);
+    if (st == PT_OK) st = n->vt->apply(n, grads, outs);
+    if (st == PT_OK && n->node_post_hooks) st = run_post_hooks(n, given ? given : grads, outs);
+    free(given);
     if (st == PT_OK && pt_anomaly_check_nan())
         for (int32_t i = 0; st == PT_OK && i < n->n_next; i++)
             if (outs[i]) st = check_nan(n, i, outs[i]);

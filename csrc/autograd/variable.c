@@ -1,8 +1,9 @@
-/* variable.c - the autograd side of a tensor: metadata, version counters, hooks, saved variables,
- * grad mode, AccumulateGrad, and the ABI's autograd accessors. Nodes, the fallback for operators
- * without a formula and custom Function nodes are node.c's; views written in place (CopySlices,
- * regenerated view histories) views.c's. The engine is engine.c; the
- * formulas' helpers functions.c; the node types and kernels of the formulas are generated
+/* variable.c - the autograd side of a tensor: metadata, version counters, hooks (of tensors, of
+ * nodes, after accumulation), grad and inference mode, AccumulateGrad, and the ABI's autograd
+ * accessors. Saved variables and saved-tensor hooks are saved.c's. Nodes, the fallback for
+ * operators without a formula and custom Function nodes are node.c's; views written in place
+ * (CopySlices, regenerated view histories) views.c's. The engine is engine.c;
+ * the formulas' helpers functions.c; the node types and kernels of the formulas are generated
  * (tools/gen_autograd.py).
  *
  * Note [weak accumulator]

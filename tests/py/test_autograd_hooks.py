@@ -535,3 +535,26 @@ def test_hooks_on_graphs_of_several_threads():
         t.join()
     assert not errors
     assert results == {k: [2.0 * k * k] * 4 for k in (1, 2, 3)}
+
+
+def test_hooks_of_a_multi_output_node_see_undefined_gradients_as_none():
+    def fn(L):
+        log = []
+
+        class Two(L.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2, x * 3
+
+            @staticmethod
+            def backward(ctx, ga, gb):
+                log.append(("backward", _fmt([ga, gb])))  # materialized: zeros for gb
+                return ga * 2 + gb * 3
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        a, b = Two.apply(x)
+        a.grad_fn.register_prehook(lambda go: log.append(("pre", _fmt(go))))
+        a.grad_fn.register_hook(lambda gi, go: log.append(("post", _fmt(gi), _fmt(go))))
+        a.sum().backward()
+        return log, x.grad
+    _same(fn, ([("pre", [[1.0, 1.0], None]), ("backward", [[1.0, 1.0], [0.0, 0.0]]),
+                ("post", [[2.0, 2.0]], [[1.0, 1.0], None])], [2.0, 2.0]))
