@@ -541,6 +541,8 @@ PT_TEST(autograd_as_strided_backward_sums_overlapping_views_and_shares_overlappi
     pt_tensor_release(one);
     pt_tensor_release(g1);
     pt_tensor_release(grad);
+}
+
 /* ---------------------------------------------------------------- inference mode */
 PT_TEST(autograd_inference_mode_makes_inference_tensors_without_versions)
 {
