@@ -956,24 +956,28 @@ fail:
 }
 
 /* ---------------------------------------------------------------- indexing views */
-/* zeros(sizes) with `grad` copied into the part `view` selects, below autograd. */
+/* zeros(sizes) with `grad` copied into the part `view` selects. Under create_graph the copy is
+ * recorded: the zeros get a CopySlices history (Note [view tracking]), whose backward reads the
+ * same part of the gradient back, so these formulas are differentiable again. Otherwise the copy
+ * runs below autograd. */
 typedef pt_tensor *(*view_fn)(const pt_tensor *z, const void *ctx);
 
 static pt_tensor *scatter_into_zeros(const pt_tensor *grad, int32_t n, const int64_t *sizes,
-                                     view_fn view, const void *ctx, const char *name)
+                                     view_fn view, const void *ctx)
 {
-    const uint64_t saved = pt_below_autograd_begin();
+    const bool record = pt_grad_mode_enabled() && pt_requires_grad(grad);
+    const uint64_t saved = record ? 0 : pt_below_autograd_begin();
     pt_tensor *z = zeros_for(grad, n, sizes);
     pt_tensor *v = z ? view(z, ctx) : NULL;
     pt_tensor *c = v ? pt_call_copy_(v, grad, 0) : NULL;
-    pt_below_autograd_end(saved);
+    if (!record) pt_below_autograd_end(saved);
     pt_tensor_release(c);
     pt_tensor_release(v);
     if (!c) {
         pt_tensor_release(z);
         return NULL;
     }
-    return refuse_double_backward(z, name, grad);
+    return z;
 }
 
 typedef struct {
@@ -1001,7 +1005,7 @@ pt_tensor *pt_ag_select_backward(const pt_tensor *grad, int32_t n, const int64_t
                                  int64_t dim, int64_t index)
 {
     view_args v = {dim, index, 0, 1, NULL, NULL};
-    return scatter_into_zeros(grad, n, sizes, select_view, &v, "select_backward");
+    return scatter_into_zeros(grad, n, sizes, select_view, &v);
 }
 
 pt_tensor *pt_ag_slice_backward(const pt_tensor *grad, int32_t n, const int64_t *sizes,
@@ -1009,14 +1013,14 @@ pt_tensor *pt_ag_slice_backward(const pt_tensor *grad, int32_t n, const int64_t 
                                 int64_t step)
 {
     view_args v = {dim, 0, 0, step, start, end};
-    return scatter_into_zeros(grad, n, sizes, slice_view, &v, "slice_backward");
+    return scatter_into_zeros(grad, n, sizes, slice_view, &v);
 }
 
 pt_tensor *pt_ag_narrow_backward(const pt_tensor *grad, int32_t n, const int64_t *sizes,
                                  int64_t dim, int64_t start, int64_t length)
 {
     view_args v = {dim, start, length, 1, NULL, NULL};
-    return scatter_into_zeros(grad, n, sizes, narrow_view, &v, "narrow_backward");
+    return scatter_into_zeros(grad, n, sizes, narrow_view, &v);
 }
 
 pt_tensor *pt_ag_index_select_backward(const pt_tensor *grad, int32_t n, const int64_t *sizes,

@@ -334,7 +334,8 @@ GRADGRAD = ["mul", "div", "pow_scalar", "pow_tensor", "exp", "log", "sin", "tanh
             "linalg_cross", "cross_dim", "std_mean", "var_mean_correction", "roll", "repeat",
             "tile", "scatter", "scatter_add", "div_mode_none", "cat", "stack", "index",
             "index_two", "index_put", "index_put_accumulate", "split", "split_sizes",
-            "chunk", "unbind", "reshape_copy", "pow_number", "native_dropout_eval"]
+            "chunk", "unbind", "reshape_copy", "pow_number", "native_dropout_eval", "select",
+            "slice", "slice_step", "narrow"]
 
 
 @pytest.mark.parametrize("name", GRADGRAD)
