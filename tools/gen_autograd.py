@@ -164,6 +164,7 @@ HELPERS = {
     "repeat_backward": ("pt_ag_repeat_backward", ["T", "L", "L"], "T"),
     "tile_backward": ("pt_ag_tile_backward", ["T", "L", "L"], "T"),
     "unfold_backward": ("pt_ag_unfold_backward", ["T", "L", "I", "I", "I"], "T"),
+    "as_strided_grad": ("pt_ag_as_strided_grad", ["T", "T", "L", "L", "I?"], "T"),
     "diagonal_backward": ("pt_ag_diagonal_backward", ["T", "L", "I", "I", "I"], "T"),
     "take_backward": ("pt_ag_take_backward", ["T", "L", "T"], "T"),
     "masked_select_backward": ("pt_ag_masked_select_backward", ["T", "L", "T"], "T"),

@@ -241,6 +241,11 @@ pt_tensor *pt_ag_as_strided_backward(const pt_tensor *grad, int32_t in_ndim,
                                      int64_t in_offset, int32_t out_ndim, const int64_t *out_sizes,
                                      const int64_t *out_strides, int64_t out_offset);
 
+/* as_strided's formula: pt_ag_as_strided_backward from the input and the view's arguments. */
+pt_tensor *pt_ag_as_strided_grad(const pt_tensor *grad, const pt_tensor *self, int32_t n_size,
+                                 const int64_t *size, int32_t n_stride, const int64_t *stride,
+                                 const int64_t *storage_offset);
+
 /* torch's diagonal_backward: zeros of `sizes` with grad written on the diagonal; operator calls
  * all through, so that it is differentiable itself. New reference, NULL on failure. */
 pt_tensor *pt_ag_diagonal_backward(const pt_tensor *grad, int32_t n, const int64_t *sizes,

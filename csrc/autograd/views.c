@@ -215,6 +215,22 @@ pt_tensor *pt_ag_as_strided_backward(const pt_tensor *grad, int32_t in_ndim,
     return st == PT_OK ? result : NULL;
 }
 
+/* The formula of the as_strided operator: the view's geometry from its arguments (the storage
+ * offset defaults to the input's, as the operator's does), the input's from the input. */
+pt_tensor *pt_ag_as_strided_grad(const pt_tensor *grad, const pt_tensor *self, int32_t n_size,
+                                 const int64_t *size, int32_t n_stride, const int64_t *stride,
+                                 const int64_t *storage_offset)
+{
+    if (n_size != n_stride) {
+        (void)PT_ERROR(PT_ERR_RUNTIME, "as_strided_backward: %d sizes but %d strides",
+                       (int)n_size, (int)n_stride);
+        return NULL;
+    }
+    return pt_ag_as_strided_backward(grad, self->ndim, self->sizes, self->strides, self->offset,
+                                     n_size, size, stride,
+                                     storage_offset ? *storage_offset : self->offset);
+}
+
 pt_tensor *pt_ag_diagonal_backward(const pt_tensor *grad, int32_t n, const int64_t *sizes,
                                    int64_t offset, int64_t dim1, int64_t dim2)
 {

@@ -140,6 +140,12 @@ CASES = [
     ("slice", lambda L, a: a[:, 1:3], [((2, 4), "any")]),
     ("slice_step", lambda L, a: a[::2, 1:], [((4, 3), "any")]),
     ("narrow", lambda L, a: a.narrow(0, 1, 2), [((4, 2), "any")]),
+    # as_strided reads the storage as it lies: contiguous() gives every layout one to read
+    ("as_strided", lambda L, a: a.contiguous().as_strided((2, 3), (1, 2), 1), [((8,), "any")]),
+    ("as_strided_overlap", lambda L, a: a.contiguous().as_strided((3, 2), (1, 1)),
+     [((4,), "any")]),
+    ("as_strided_expand", lambda L, a: a.contiguous().as_strided((2, 3), (0, 1)),
+     [((3,), "any")]),
     ("flip", lambda L, a: a.flip(0), [((3, 2), "any")]),
     ("tril", lambda L, a: a.tril(), [((3, 3), "any")]),
     ("triu", lambda L, a: a.triu(1), [((3, 3), "any")]),
@@ -335,7 +341,7 @@ GRADGRAD = ["mul", "div", "pow_scalar", "pow_tensor", "exp", "log", "sin", "tanh
             "tile", "scatter", "scatter_add", "div_mode_none", "cat", "stack", "index",
             "index_two", "index_put", "index_put_accumulate", "split", "split_sizes",
             "chunk", "unbind", "reshape_copy", "pow_number", "native_dropout_eval", "select",
-            "slice", "slice_step", "narrow"]
+            "slice", "slice_step", "narrow", "as_strided", "as_strided_overlap"]
 
 
 @pytest.mark.parametrize("name", GRADGRAD)
