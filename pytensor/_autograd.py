@@ -169,10 +169,16 @@ def register_hook(t, hook):
         raise TypeError(f"register_hook: hook must be callable, not {type(hook).__name__}")
     if not lib.pt_autograd_requires_grad(t._h):
         raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-    handle = _keep(_HookCell(hook, tuple(t.shape), t.dtype))
+    return _register(lib.pt_autograd_register_hook, t._h, lib.pt_py_grad_hook,
+                     _HookCell(hook, tuple(t.shape), t.dtype))
+
+
+def _register(register, owner, trampoline, cell):
+    """Registers a hook through the C call `register(owner, trampoline, ctx, release, &hook)`,
+    with ctx a handle keeping `cell` alive until C releases it."""
+    handle = _keep(cell)
     out = ffi.new("pt_hook **")
-    st = lib.pt_autograd_register_hook(t._h, lib.pt_py_grad_hook, handle,
-                                       lib.pt_py_release_handle, out)
+    st = register(owner, trampoline, handle, lib.pt_py_release_handle, out)
     if st:
         lib.pt_py_release_handle(handle)
         _raise(st)
@@ -250,14 +256,8 @@ def _register_node_hook(node, fn, kind):
     if not callable(fn):
         raise TypeError(f"register_{'pre' if kind == lib.PT_NODE_PRE_HOOK else ''}hook: hook "
                         f"must be callable, not {type(fn).__name__}")
-    handle = _keep(_NodeHookCell(fn, kind))
-    out = ffi.new("pt_hook **")
-    st = lib.pt_node_register_hook(node._ptr, kind, lib.pt_py_node_hook, handle,
-                                   lib.pt_py_release_handle, out)
-    if st:
-        lib.pt_py_release_handle(handle)
-        _raise(st)
-    return RemovableHandle(out[0])
+    return _register(lambda owner, *rest: lib.pt_node_register_hook(owner, kind, *rest),
+                     node._ptr, lib.pt_py_node_hook, _NodeHookCell(fn, kind))
 
 
 class _PostAccCell:
@@ -287,14 +287,8 @@ def register_post_accumulate_grad_hook(t, hook):
     if not callable(hook):
         raise TypeError(f"register_post_accumulate_grad_hook: hook must be callable, not "
                         f"{type(hook).__name__}")
-    handle = _keep(_PostAccCell(hook, t))
-    out = ffi.new("pt_hook **")
-    st = lib.pt_autograd_register_post_accumulate_hook(t._h, lib.pt_py_post_acc_hook, handle,
-                                                       lib.pt_py_release_handle, out)
-    if st:
-        lib.pt_py_release_handle(handle)
-        _raise(st)
-    return RemovableHandle(out[0])
+    return _register(lib.pt_autograd_register_post_accumulate_hook, t._h,
+                     lib.pt_py_post_acc_hook, _PostAccCell(hook, t))
 
 
 # ------------------------------------------------------------------ anomaly traces

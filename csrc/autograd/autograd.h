@@ -300,6 +300,9 @@ pt_status pt_autograd_fallback_init(void);
 
 /* The Scalar 1 (alpha of the additions that sum gradients). */
 extern const pt_scalar pt_scalar_one;
+/* torch's "Trying to backward through the graph a second time ..." (saved.c): every node whose
+ * saved state a backward without retain_graph freed answers a second run with it. */
+extern const char pt_backward_twice_message[];
 
 /* ---------------------------------------------------------------- engine helpers */
 /* grad reduced and cast to what input i of node expects (sum over broadcast dims, dtype);

@@ -353,13 +353,7 @@ static pt_status custom_apply(pt_node *self, pt_tensor *const *grads, pt_tensor 
 {
     custom_node *n = (custom_node *)self;
     if (self->released)
-        return PT_ERROR(PT_ERR_RUNTIME,
-                        "Trying to backward through the graph a second time (or directly access "
-                        "saved tensors after they have already been freed). Saved intermediate "
-                        "values of the graph are freed when you call .backward() or "
-                        "autograd.grad(). Specify retain_graph=True if you need to backward "
-                        "through the graph a second time or if you need to access saved tensors "
-                        "after calling backward.");
+        return PT_ERROR(PT_ERR_RUNTIME, "%s", pt_backward_twice_message);
     return n->fn(n->ctx, self->n_inputs, grads, self->n_next, outs);
 }
 

@@ -9,7 +9,7 @@
 #include "autograd.h"
 #include "dispatch.h"
 
-static const char backward_twice[] =
+const char pt_backward_twice_message[] =
     "Trying to backward through the graph a second time (or directly access saved tensors after "
     "they have already been freed). Saved intermediate values of the graph are freed when you "
     "call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward "
@@ -227,7 +227,7 @@ static pt_status unpack_hooked(pt_saved_var *v, pt_node *owner, pt_tensor **out)
 pt_status pt_saved_unpack(pt_saved_var *v, pt_node *owner, pt_tensor **out)
 {
     *out = NULL;
-    if (v->released) return PT_ERROR(PT_ERR_RUNTIME, "%s", backward_twice);
+    if (v->released) return PT_ERROR(PT_ERR_RUNTIME, "%s", pt_backward_twice_message);
     if (v->hooks) return unpack_hooked(v, owner, out);
     if (!v->data) return PT_OK;
     int64_t now = pt_version_value(v->data);

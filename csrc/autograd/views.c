@@ -313,13 +313,6 @@ typedef struct {
     pt_node *fn; /* the in-place operation's node, owned; NULL once released */
 } copy_slices_node;
 
-static const char backward_twice[] =
-    "Trying to backward through the graph a second time (or directly access saved tensors after "
-    "they have already been freed). Saved intermediate values of the graph are freed when you "
-    "call .backward() or autograd.grad(). Specify retain_graph=True if you need to backward "
-    "through the graph a second time or if you need to access saved tensors after calling "
-    "backward.";
-
 /* Note [CopySlices] */
 static pt_status copy_slices_apply(pt_node *self, pt_tensor *const *grads, pt_tensor **outs)
 {
@@ -327,7 +320,7 @@ static pt_status copy_slices_apply(pt_node *self, pt_tensor *const *grads, pt_te
     pt_tensor *grad = grads[0];
     if (!grad) return PT_OK;
     pt_node *fn = n->fn;
-    if (!fn) return PT_ERROR(PT_ERR_RUNTIME, "%s", backward_twice);
+    if (!fn) return PT_ERROR(PT_ERR_RUNTIME, "%s", pt_backward_twice_message);
     int64_t lo, len;
     union_extent(&n->base_geom, &n->view_geom, &lo, &len);
     pt_tensor *buf = pt_call_zeros(1, &len, grad->dtype, PT_LAYOUT_STRIDED, &grad->device, 0);
