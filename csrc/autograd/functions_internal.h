@@ -1,6 +1,7 @@
 /* functions_internal.h - what the formula helper files share: a small arena of temporaries
  * released when a helper ends, the K() macro that keeps an operator's result in it or fails, and
- * dim wrapping. Private to csrc/autograd/functions*.c. */
+ * dim wrapping, and the few helpers functions.c defines for the other files. Private to
+ * csrc/autograd/functions*.c. */
 #ifndef PT_AUTOGRAD_FUNCTIONS_INTERNAL_H
 #define PT_AUTOGRAD_FUNCTIONS_INTERNAL_H
 
@@ -71,5 +72,15 @@ static inline pt_tensor *zeros_for(const pt_tensor *grad, int32_t n, const int64
     pt_device dev = grad->device;
     return pt_call_zeros(n, sizes, grad->dtype, -1, &dev, -1);
 }
+
+/* ---------------------------------------------------------------- shared helpers (functions.c) */
+/* The reduced dims as a mask over n dims: none given (nd < 0) or empty means all. */
+pt_status pt_ag_reduced_mask(int32_t n, int32_t nd, const int64_t *dims, bool *mask);
+/* grad with the reduced dims put back (size 1) when the reduction dropped them (kept in a). */
+pt_tensor *pt_ag_restore_dims(arena *a, const pt_tensor *grad, int32_t n, int32_t nd,
+                              const int64_t *dims, int32_t keepdim);
+/* r, given a node that refuses double backward when it was computed without history. */
+pt_tensor *pt_ag_refuse_double_backward(pt_tensor *r, const char *name,
+                                        const pt_tensor *input);
 
 #endif
