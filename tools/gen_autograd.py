@@ -50,8 +50,9 @@ For each entry the generator writes (build/generated/pt_autograd.c):
     and the `_saved_<name>` accessor;
   - the Autograd kernel of the operator, and of its in-place variant (`mul_.Tensor`) when one is
     declared: it finds whether any input requires grad, makes the node and its edges, saves what
-    the formulas use, redispatches below autograd and makes the outputs the node's (an in-place
-    write into a view rebases the view's base: pt_rebase_history, csrc/autograd/views.c).
+    the formulas that will run use (Note [saving only what backward will use] in
+    gen_autograd_kernels.py), redispatches below autograd and makes the outputs the node's (an
+    in-place write into a view rebases the view's base: pt_rebase_history, csrc/autograd/views.c).
 gen_ops.py adds these kernels to the registrations at the Autograd key.
 
 The generator is split along its stages: gen_autograd_parse.py reads the file into Derivative

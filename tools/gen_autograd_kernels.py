@@ -40,8 +40,29 @@ COMPLEX_DIFFERENTIABLE = frozenset("""
 
 
 
+# Note [saving only what backward will use]
+# The formula of input i runs only when that input required grad (pt_node_needs_output), so a
+# tensor that only formulas of inputs needing no grad read is not saved: `a * b` with only `a`
+# requiring grad keeps `b` (for a's gradient) and not `a`, and an input made in inference mode
+# may take part as long as nobody needs it saved. A tensor is saved under the condition that one
+# of the formulas reading it will run; one that every formula reads, the outputs (`result`) and
+# the non-tensor values (sizes, scalars, ints: cheap, and the `_saved_*` accessors show them as
+# torch does) are saved whenever the node is recorded. torch's generated code guards only the
+# tensors that exactly one formula reads and saves the rest unconditionally; here a tensor read
+# by several formulas but not all is saved only when one of them will run.
+
+
 class KernelGen:
     """The Autograd kernels of a node type (a base of NodeGen, which holds the fields)."""
+
+    def save_guard(self, name: str):
+        """The C condition under which the saved tensor `name` is needed (None: always, that is
+        whenever the node is recorded). Edge i of the node is input d.formulas[i]'s."""
+        d = self.d
+        users = [i for i, f in enumerate(d.formulas) if name in f.uses]
+        if d.list_input or not users or len(users) == len(d.formulas):
+            return None
+        return " || ".join(f"pt_node_needs_output(&ag_n->base, {i})" for i in users)
 
     # -------------------------------------------------------- kernels
     def emit_kernel(self, op, inplace: bool, out):
@@ -116,18 +137,24 @@ class KernelGen:
                 continue
             ca = cargs[src]
             names = [p[1] for p in ca.params]
-            if kind == "TS":
-                out.append(f"        ag_st = pt_ag_save_list({names[0]}, {names[1]}, "
-                           f"&ag_n->{fname}n, &ag_n->{fname});")
-                out.append("        if (ag_st != PT_OK) goto fail;")
-            elif kind in ("T", "T?"):
-                is_written = inplace and src == written[0].name
-                if is_written:
+            if kind in ("T", "T?", "TS"):
+                # Note [saving only what backward will use]
+                guard = self.save_guard(src)
+                pad = "    " if guard else ""
+                if guard:
+                    out.append(f"        if ({guard}) {{")
+                if kind == "TS":
+                    out.append(f"{pad}        ag_st = pt_ag_save_list({names[0]}, {names[1]}, "
+                               f"&ag_n->{fname}n, &ag_n->{fname});")
+                elif inplace and src == written[0].name:
                     # the original value is about to be overwritten: save a copy
-                    out.append(f"        ag_st = pt_ag_save_copy(&ag_n->{fname}, {names[0]});")
+                    out.append(f"{pad}        ag_st = pt_ag_save_copy(&ag_n->{fname}, {names[0]});")
                 else:
-                    out.append(f"        ag_st = pt_saved_save(&ag_n->{fname}, {names[0]}, false);")
-                out.append("        if (ag_st != PT_OK) goto fail;")
+                    out.append(f"{pad}        ag_st = pt_saved_save(&ag_n->{fname}, {names[0]}, "
+                               "false);")
+                out.append(f"{pad}        if (ag_st != PT_OK) goto fail;")
+                if guard:
+                    out.append("        }")
             elif kind == "S" and self.args[src].default == "1":
                 out.append(f"        ag_n->{fname} = {names[0]} ? *{names[0]} : pt_scalar_one;")
             elif kind == "S":

@@ -76,6 +76,7 @@ class Formula:
     text: str
     tree: object
     line: int
+    uses: set = field(default_factory=set)  # names the formula reads
 
 
 @dataclass
@@ -183,6 +184,7 @@ def load(ops: list, path: str = DERIVATIVES, rel: str = DERIVATIVES_REL) -> list
         for f in formulas:
             c = _Collect()
             c.visit(f.tree)
+            f.uses = c.names
             d.uses |= c.names
         derivs.append(d)
     _attach_inplace(ops, derivs)
