@@ -23,6 +23,17 @@
  * then its post hooks (grad_fn.register_hook) with the node's results, which they may replace,
  * and the gradients it was given. A leaf's post-accumulate hooks run inside AccumulateGrad once
  * .grad is updated. A hook removed while backward runs is skipped from then on.
+ *
+ * Note [hooks of captured gradients]
+ * autograd.grad() returns for each input the gradient that reaches the input's edge. When the
+ * node at that edge does not run itself (a leaf's AccumulateGrad always, a non-leaf's grad_fn
+ * when nothing else wanted lies beyond it), the tensor hooks and retain_grad copies that would
+ * have run before it run anyway, and the gradient is captured after them: x.register_hook(fn)
+ * changes what grad(y, x) returns, each hook given what the one before returned (None keeps
+ * it), while .grad stays untouched and post-accumulate hooks do not run. A node that runs
+ * because something beyond it is wanted gives the gradient as it arrived, before its hooks
+ * (torch's engine does the same). backward(inputs=) retains the grad of its non-leaf inputs
+ * (pytensor.autograd.backward), so such an input's .grad is the hooked gradient too.
  * Everything the run allocates belongs to this call, so backward calls on independent graphs from
  * several threads do not interact; AccumulateGrad serialises its writes to .grad.
  */
@@ -344,7 +355,9 @@ static pt_status run_post_hooks(pt_node *n, pt_tensor **grads, pt_tensor **outs)
     return run_node_hooks(n->node_post_hooks, n->n_next, outs, n->n_inputs, grads);
 }
 
-static pt_status run_node(pt_node *n, pt_tensor **grads, pt_tensor **outs, bool keep_graph)
+/* The tensor hooks of n's outputs (for AccumulateGrad, the leaf's), then retain_grad's copies
+ * into .grad: what runs on the gradients a node is given before the node's own hooks. */
+static pt_status run_tensor_hooks(pt_node *n, pt_tensor **grads)
 {
     if (n->n_inputs > 0) PT_TRY(pt_accumulate_leaf_hooks(n, &grads[0]));
     for (struct pt_hook *h = n->pre_hooks; h; h = h->next) {
@@ -361,6 +374,12 @@ static pt_status run_node(pt_node *n, pt_tensor **grads, pt_tensor **outs, bool 
             pt_autograd_meta *m = n->retains[i];
             if (m && m->alive && grads[i]) PT_TRY(add_into_grad(m, grads[i]));
         }
+    return PT_OK;
+}
+
+static pt_status run_node(pt_node *n, pt_tensor **grads, pt_tensor **outs, bool keep_graph)
+{
+    PT_TRY(run_tensor_hooks(n, grads));
     if (n->node_pre_hooks)
         PT_TRY(run_node_hooks(n->node_pre_hooks, 0, NULL, n->n_inputs, grads));
     pt_tensor **given = NULL; /* borrowed from grads: what the post hooks see */
@@ -535,6 +554,11 @@ pt_status pt_autograd_backward(int32_t n, pt_tensor *const *tensors, pt_tensor *
     while (ready.n) {
         pt_node *node = heap_pop(&ready);
         node_info *e = map_find(&map, node);
+        /* Note [hooks of captured gradients] */
+        if (e->target && !e->run) {
+            st = run_tensor_hooks(node, e->buffer);
+            if (st != PT_OK) break;
+        }
         for (int32_t k = 0; k < n_inputs; k++) {
             if (caps[k].edge.node != node) continue;
             pt_tensor *g = e->buffer[caps[k].edge.input_nr];
@@ -577,9 +601,10 @@ pt_status pt_autograd_backward(int32_t n, pt_tensor *const *tensors, pt_tensor *
     /* 5. results */
     for (int32_t k = 0; k < n_inputs; k++) {
         if (accumulate_grad) {
-            /* a non-leaf that retains its grad got it when its node ran */
+            /* a non-leaf that retains its grad got it when its node ran or, not running,
+               had its tensor hooks run (Note [hooks of captured gradients]) */
             node_info *e = map_find(&map, caps[k].edge.node);
-            const bool retained = pt_autograd_retains_grad(inputs[k]) && e && e->run;
+            const bool retained = pt_autograd_retains_grad(inputs[k]) && e;
             if (captured[k] && !pt_autograd_is_leaf(inputs[k]) && !retained) {
                 st = add_into_grad(inputs[k]->autograd, captured[k]);
                 if (st != PT_OK) goto done;

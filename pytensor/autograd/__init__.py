@@ -121,6 +121,9 @@ def backward(tensors, grad_tensors=None, retain_graph: Optional[bool] = None,
             raise TypeError(f"backward(): inputs must be Tensors, not {type(t).__name__}")
     grads = _make_grads(outs, gs)
     _check_roots(outs, grads)
+    for t in ins:
+        if t.requires_grad and not t.is_leaf:
+            t.retain_grad()  # as torch: the input's .grad is filled the way retain_grad fills it
     if retain_graph is None:
         retain_graph = create_graph
     if create_graph:

@@ -558,3 +558,98 @@ def test_hooks_of_a_multi_output_node_see_undefined_gradients_as_none():
         return log, x.grad
     _same(fn, ([("pre", [[1.0, 1.0], None]), ("backward", [[1.0, 1.0], [0.0, 0.0]]),
                 ("post", [[2.0, 2.0]], [[1.0, 1.0], None])], [2.0, 2.0]))
+
+
+# ---------------------------------------------------------------- autograd.grad and tensor hooks
+# Note [hooks of captured gradients] in csrc/autograd/engine.c.
+def test_grad_of_a_leaf_applies_its_hooks_in_order_each_seeing_the_last_result():
+    def fn(L):
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        seen = []
+        x.register_hook(lambda g: g * 2)
+        x.register_hook(lambda g: seen.append(g.tolist()))  # None keeps the gradient
+        x.register_hook(lambda g: g + 1)
+        g, = L.autograd.grad((x * 3).sum(), x)
+        return g, seen, x.grad is None
+    _same(fn, ([7.0, 7.0], [[6.0, 6.0]], True))
+
+
+def test_grad_of_a_leaf_runs_its_hooks_once_on_the_summed_gradient():
+    def fn(L):
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        seen = []
+
+        def hook(g):
+            seen.append(g.tolist())
+            return g * 2
+        x.register_hook(hook)
+        g, = L.autograd.grad((x * 3).sum() + (x * 4).sum(), x)
+        return g, seen
+    _same(fn, ([14.0, 14.0], [[7.0, 7.0]]))
+
+
+def test_grad_leaves_accumulation_and_post_accumulate_hooks_alone():
+    def fn(L):
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        calls = []
+        x.register_post_accumulate_grad_hook(lambda t: calls.append("post"))
+        x.register_hook(lambda g: g * 2)
+        g, = L.autograd.grad((x * 3).sum(), x)
+        return g, calls, x.grad is None
+    _same(fn, ([6.0, 6.0], [], True))
+
+
+def test_grad_applies_hooks_per_input_and_removed_hooks_do_not_run():
+    def fn(L):
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        w = L.tensor([1.0, 1.0], requires_grad=True)
+        x.register_hook(lambda g: g * 2)
+        w.register_hook(lambda g: g * 10).remove()
+        gx, gw = L.autograd.grad((x * w * 3).sum(), [x, w])
+        gx2, gx3 = L.autograd.grad((x * 3).sum(), [x, x])
+        out, = L.autograd.grad(x, x, grad_outputs=L.ones(2))
+        return gx, gw, gx2, gx3, out
+    _same(fn, ([6.0, 6.0], [3.0, 6.0], [6.0, 6.0], [6.0, 6.0], [2.0, 2.0]))
+
+
+def test_grad_with_create_graph_returns_the_hooked_gradient_with_history():
+    def fn(L):
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        x.register_hook(lambda g: g * 2)
+        g, = L.autograd.grad((x * x).sum(), x, create_graph=True)
+        gg, = L.autograd.grad(g.sum(), x)
+        return g, g.grad_fn is not None, gg
+    _same(fn, ([4.0, 8.0], True, [8.0, 8.0]))  # the second grad goes through the hook too
+
+
+def test_grad_of_a_non_leaf_applies_its_hooks_and_retain_grad_unless_its_node_runs():
+    def fn(L):
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        h = x * 2
+        h.retain_grad()
+        h.register_hook(lambda g: g * 5)
+        g, = L.autograd.grad((h * 3).sum(), h)
+        retained = h.grad
+        # h's node runs to reach x: h's gradient comes as it arrived, x's through the hook
+        k = x * 2
+        k.register_hook(lambda g: g * 5)
+        gk, gx = L.autograd.grad((k * 3).sum(), [k, x])
+        return g, retained, gk, gx
+    _same(fn, ([15.0, 15.0], [15.0, 15.0], [3.0, 3.0], [30.0, 30.0]))
+
+
+def test_backward_with_inputs_fills_the_hooked_gradient_and_retains_non_leaf_inputs():
+    def fn(L):
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        h = x * 2
+        h.register_hook(lambda g: g * 5)
+        (h * 3).sum().backward(inputs=[h])
+        leaf = L.tensor([1.0, 2.0], requires_grad=True)
+        leaf.register_hook(lambda g: g * 5)
+        (leaf * 3).sum().backward(inputs=[leaf])
+        k = x * 2
+        k.retain_grad()
+        k.register_hook(lambda g: g * 5)
+        (k * 3).sum().backward(inputs=[k])
+        return h.grad, h.retains_grad, x.grad is None, leaf.grad, k.grad
+    _same(fn, ([15.0, 15.0], True, True, [15.0, 15.0], [15.0, 15.0]))
