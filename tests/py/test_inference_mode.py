@@ -205,6 +205,26 @@ def test_in_place_update_outside_inference_mode_is_refused(write):
     _raises(fn, RuntimeError, INPLACE_MSG)
 
 
+@pytest.mark.parametrize("size", [5, 2])
+def test_resize_of_an_inference_tensor_outside_inference_mode(size):
+    # torch 2.13 resizes first and raises at the version bump that follows, as for every other
+    # in-place write: the tensor keeps its new size
+    def fn(L):
+        with L.inference_mode():
+            inf = L.ones(3)
+        with pytest.raises(RuntimeError) as info:
+            inf.resize_(size)
+        return str(info.value), list(inf.shape), inf[:2].tolist(), inf.is_inference()
+    _same(fn, (INPLACE_MSG, [size], [1.0, 1.0], True))
+
+    def inside(L):
+        with L.inference_mode():
+            inf = L.ones(3)
+            inf.resize_(size)
+        return list(inf.shape)
+    _same(inside, [size])
+
+
 def test_requires_grad_on_an_inference_tensor():
     def fn(L):
         with L.inference_mode():
