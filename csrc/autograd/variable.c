@@ -3,8 +3,8 @@
  * accessors. Saved variables and saved-tensor hooks are saved.c's. Nodes, the fallback for
  * operators without a formula and custom Function nodes are node.c's; views written in place
  * (CopySlices, regenerated view histories) views.c's. The engine is engine.c;
- * the formulas' helpers functions.c; the node types and kernels of the formulas are generated
- * (tools/gen_autograd.py).
+ * the formulas' helpers functions*.c; the node types and kernels of the formulas are generated
+ * (tools/gen_autograd.py and its gen_autograd_*.py stages).
  *
  * Note [weak accumulator]
  * A leaf that requires grad reaches its AccumulateGrad node through a weak pointer: the node
