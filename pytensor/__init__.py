@@ -115,14 +115,26 @@ def get_num_threads() -> int:
 
 
 def is_conj(input) -> bool:
-    """Whether input is a lazily conjugated view: never in pytensor, whose conj() conjugates at
-    once (torch.is_conj is True after conj() of a complex tensor).
+    """Whether input is a lazily conjugated view (conj() of a complex tensor), as torch.is_conj.
 
     >>> pytensor.is_conj(pytensor.tensor([1j]).conj())
-    False
+    True
     """
     from ._tensor import Tensor
     if not isinstance(input, Tensor):
         raise TypeError(f"is_conj(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
-    return False
+    return input.is_conj()
+
+
+def is_neg(input) -> bool:
+    """Whether input is a lazily negated view, as torch.is_neg.
+
+    >>> pytensor.is_neg(pytensor.tensor([1j]).conj().imag)
+    True
+    """
+    from ._tensor import Tensor
+    if not isinstance(input, Tensor):
+        raise TypeError(f"is_neg(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+    return input.is_neg()

@@ -172,6 +172,7 @@ def _format_of(dt) -> Optional[str]:
 
 def tolist(t: Tensor):
     """Nested Python lists (a number for a 0-d tensor)."""
+    t = _resolved(t)
     h = t._h
     if lib.pt_tensor_device(h).type != lib.PT_DEV_CPU:
         return tolist(t.cpu())
@@ -206,7 +207,7 @@ def tolist(t: Tensor):
 def reduce(t: Tensor):
     """Pickle support: the elements as bytes plus dtype name, shape and device (copy.copy and
     pickle then make an independent tensor, never a second wrapper of the same handle)."""
-    c = t.cpu().contiguous()
+    c = _resolved(t.cpu()).contiguous()
     nbytes = c.nbytes
     data = bytes(ffi.buffer(lib.pt_tensor_data(c._h), nbytes)) if nbytes else b""
     return (_rebuild, (data, t.dtype._name, tuple(t.shape), str(t.device)))
@@ -222,6 +223,24 @@ def _rebuild(data: bytes, dtype_name: str, shape: tuple, device: str) -> Tensor:
 
 
 # ---------------------------------------------------------------- export to NumPy
+def _check_math_bits(t: Tensor) -> None:
+    """torch's refusal to export a tensor whose values are not its stored elements."""
+    bits = lib.pt_tensor_math_bits(t._h)
+    if bits & lib.PT_MATH_BIT_CONJ:
+        raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. Use "
+                           "tensor.resolve_conj().numpy() instead.")
+    if bits & lib.PT_MATH_BIT_NEG:
+        raise RuntimeError("Can't call numpy() on Tensor that has negative bit set. Use "
+                           "tensor.resolve_neg().numpy() instead.")
+
+
+def _resolved(t: Tensor) -> Tensor:
+    """t, or a copy with its math bits applied (what tolist and pickling read)."""
+    if lib.pt_tensor_math_bits(t._h):
+        return t.resolve_conj().resolve_neg()
+    return t
+
+
 def _check_numpy_exportable(t: Tensor) -> None:
     h = t._h
     if lib.pt_tensor_device(h).type != lib.PT_DEV_CPU:
@@ -232,6 +251,7 @@ def _check_numpy_exportable(t: Tensor) -> None:
     if not _dtype._dtypes_by_id[lib.pt_tensor_dtype(h)]._typestr:
         legacy = ffi.string(_dtype_info(lib.pt_tensor_dtype(h)).legacy_name).decode()
         raise TypeError(f"Got unsupported ScalarType {legacy or t.dtype}")
+    _check_math_bits(t)
 
 
 def array_interface(t: Tensor) -> dict:
@@ -261,7 +281,7 @@ def to_numpy(t: Tensor, force: bool):
     import numpy as np
 
     if force:
-        t = t.cpu()
+        t = _resolved(t.cpu())
     _check_numpy_exportable(t)
     return np.asarray(t)
 
@@ -269,6 +289,7 @@ def to_numpy(t: Tensor, force: bool):
 def to_array(t: Tensor, dtype, copy):
     import numpy as np
 
+    _check_math_bits(t)
     moved = lib.pt_tensor_device(t._h).type != lib.PT_DEV_CPU
     if moved:
         if copy is False:
@@ -343,6 +364,10 @@ def _to_dl_device(t: Tensor, dl_device) -> Tensor:
 
 
 def to_dlpack(t: Tensor, stream, max_version, dl_device, copy):
+    bits = lib.pt_tensor_math_bits(t._h)
+    if bits:
+        what = "conjugate" if bits & lib.PT_MATH_BIT_CONJ else "negative"
+        raise BufferError(f"Can't export tensors with the {what} bit set")
     flags = 0
     src = t
     if dl_device is not None and tuple(int(x) for x in dl_device) != dlpack_device(t):

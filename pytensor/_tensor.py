@@ -181,9 +181,22 @@ class Tensor(_TensorBase):
         return _dtypes_by_id[lib.pt_tensor_dtype(self._h)].is_complex
 
     def is_conj(self) -> bool:
-        """Always False: pytensor's conj() conjugates at once (there is no lazy conjugate bit,
-        Note [conj without a conj bit] in csrc/ops/complex_views.c)."""
-        return False
+        """Whether this tensor is a lazily conjugated view (its conjugate bit: Note [math bits]
+        in csrc/include/pytensor.h).
+
+        >>> pytensor.tensor([1j]).conj().is_conj()
+        True
+        """
+        return bool(lib.pt_tensor_math_bits(self._h) & lib.PT_MATH_BIT_CONJ)
+
+    def is_neg(self) -> bool:
+        """Whether this tensor is a lazily negated view (its negative bit), as the imaginary part
+        of a conjugated view is.
+
+        >>> pytensor.tensor([1j]).conj().imag.is_neg()
+        True
+        """
+        return bool(lib.pt_tensor_math_bits(self._h) & lib.PT_MATH_BIT_NEG)
 
     @property
     def real(self) -> "Tensor":

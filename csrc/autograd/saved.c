@@ -172,6 +172,7 @@ pt_status pt_saved_save(pt_saved_var *v, const pt_tensor *t, bool is_output)
      * which holds this saved variable (a cycle). */
     pt_tensor *alias;
     PT_TRY(pt_tensor_make(t->storage, t->dtype, t->ndim, t->sizes, t->strides, t->offset, &alias));
+    alias->math_bits = t->math_bits;
     pt_status st = pt_version_share(t, alias);
     if (st != PT_OK) {
         pt_tensor_release(alias);
@@ -188,6 +189,7 @@ static pt_status with_history(pt_tensor *t, pt_node *node, int32_t output_nr, bo
 {
     pt_tensor *a;
     PT_TRY(pt_tensor_make(t->storage, t->dtype, t->ndim, t->sizes, t->strides, t->offset, &a));
+    a->math_bits = t->math_bits;
     pt_status st = pt_version_share(t, a);
     pt_autograd_meta *m = st == PT_OK ? pt_autograd_meta_of(a) : NULL;
     if (!m) {

@@ -679,6 +679,7 @@ pt_node_hook_fn pt_hook_node_fn(const pt_hook *h)
 pt_status pt_autograd_detach(const pt_tensor *t, pt_tensor **out)
 {
     PT_TRY(pt_tensor_make(t->storage, t->dtype, t->ndim, t->sizes, t->strides, t->offset, out));
+    (*out)->math_bits = t->math_bits;
     pt_status st = pt_version_share(t, *out);
     if (st != PT_OK) {
         pt_tensor_release(*out);
@@ -706,6 +707,7 @@ pt_status pt_autograd_detach_(pt_tensor *t)
 pt_status pt_autograd_data(const pt_tensor *t, pt_tensor **out)
 {
     PT_TRY(pt_tensor_make(t->storage, t->dtype, t->ndim, t->sizes, t->strides, t->offset, out));
+    (*out)->math_bits = t->math_bits;
     (*out)->is_inference = t->is_inference;
     return PT_OK;
 }

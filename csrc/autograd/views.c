@@ -310,6 +310,7 @@ typedef struct {
     pt_node base;
     geometry base_geom;
     geometry view_geom;
+    int32_t view_bits; /* the math bits the view has over its base's (Note [math bits]) */
     pt_node *fn; /* the in-place operation's node, owned; NULL once released */
 } copy_slices_node;
 
@@ -337,6 +338,7 @@ static pt_status copy_slices_apply(pt_node *self, pt_tensor *const *grads, pt_te
     if (st == PT_OK)
         st = pt_tensor_as_strided(buf, n->view_geom.ndim, n->view_geom.sizes, n->view_geom.strides,
                                   n->view_geom.offset - lo, &slice);
+    if (st == PT_OK) pt_tensor_set_math_bits(slice, n->view_bits);
     if (st == PT_OK) {
         slice_grad = pt_call_clone(slice, PT_MEMORY_FORMAT_CONTIGUOUS);
         if (!slice_grad) st = pt_error_code();
@@ -514,6 +516,7 @@ pt_status pt_rebase_history(pt_tensor *t, pt_node *fn)
     PT_TRY(pt_node_new(sizeof *cs, &copy_slices_vt, fn->n_next, 1, (pt_node **)&cs));
     pt_status st = geometry_of(base, &cs->base_geom);
     if (st == PT_OK) st = geometry_of(t, &cs->view_geom);
+    cs->view_bits = t->math_bits ^ base->math_bits;
     if (st == PT_OK) st = pt_gradient_edge(base, &cs->base.next[0]);
     for (int32_t i = 1; st == PT_OK && i < fn->n_next; i++) {
         cs->base.next[i] = fn->next[i];

@@ -279,7 +279,8 @@ static pt_status add_fallback(int32_t key, pt_boxed_fn fn, void *ctx, const char
         const char *name = pt_dispatch_key_name(key);
         return PT_ERROR(PT_ERR_VALUE, "fallback: %d is not a runtime dispatch key%s%s%s; a "
                         "fallback is registered for one of CPU, CUDA, Meta, BackendSelect, "
-                        "Python, AutogradCPU, AutogradCUDA, AutogradMeta", (int)key,
+                        "Python, Conjugate, Negative, AutogradCPU, AutogradCUDA, AutogradMeta",
+                        (int)key,
                         name ? " (" : "", name ? name : "", name ? " is an alias key)" : "");
     }
     pt_registration *r;
@@ -295,7 +296,8 @@ static pt_status add_fallback(int32_t key, pt_boxed_fn fn, void *ctx, const char
 
 /* The fallthrough fallbacks every process starts with, as PyTorch registers them: keys that
  * only some ops use (BackendSelect, Python, the autograd layer not built yet) drop out of the key
- * set of ops that have no kernel there. Registered on the dispatcher's first use rather than in a
+ * set of ops that have no kernel there. The math-bit fallbacks come with them
+ * (dispatch_mathbits.c). Registered on the dispatcher's first use rather than in a
  * load-time constructor (Note [load-time records]); never released. */
 static pthread_once_t builtins_once = PTHREAD_ONCE_INIT;
 static pt_status builtins_status;
@@ -311,6 +313,7 @@ static void register_builtins(void)
              __LINE__);
     for (size_t i = 0; builtins_status == PT_OK && i < sizeof keys / sizeof keys[0]; i++)
         builtins_status = add_fallback(keys[i], NULL, NULL, debug, &builtins[i]);
+    if (builtins_status == PT_OK) builtins_status = pt_dispatch_mathbits_register();
 }
 
 static pt_status ensure_builtins(void)
@@ -420,7 +423,15 @@ static pt_status add_impl(const char *opname, int32_t key, pt_boxed_fn fn, void 
                         opname, PT_KEY_COUNT - 1, PT_KEY_AUTOGRAD,
                         PT_KEY_COMPOSITE_EXPLICIT_AUTOGRAD, PT_KEY_NONE);
     PT_TRY(ensure_builtins());
-    pt_registration *r;
+    return pt_dispatch_register_impl(&k, kidx, fn, unboxed, ctx, debug, out);
+}
+
+pt_status pt_dispatch_register_impl(const struct op_key *kp, int32_t kidx, pt_boxed_fn fn,
+                                    void *unboxed, void *ctx, const char *debug,
+                                    pt_registration **out)
+{
+    op_key k = *kp;
+    pt_registration *r = NULL;
     PT_TRY(registration_new(PT_REG_IMPL, kidx, fn, unboxed, ctx, debug, &r));
     pthread_mutex_lock(&pt_dispatch_lock);
     pt_op *op;
@@ -461,6 +472,20 @@ pt_status pt_dispatch_impl_fallthrough(const char *op, int32_t key, const char *
                                        pt_registration **out)
 {
     return add_impl(op, key, NULL, NULL, NULL, debug, out);
+}
+
+pt_status pt_dispatch_builtin_impl(const char *opname, int32_t key, pt_boxed_fn fn, void *ctx,
+                                   const char *debug, pt_registration **out)
+{
+    op_key k;
+    PT_TRY(parse_op_name(opname, NULL, "impl", &k));
+    return pt_dispatch_register_impl(&k, pt_dispatch_key_index(key), fn, NULL, ctx, debug, out);
+}
+
+pt_status pt_dispatch_builtin_fallback(int32_t key, pt_boxed_fn fn, void *ctx, const char *debug,
+                                       pt_registration **out)
+{
+    return add_fallback(key, fn, ctx, debug, out);
 }
 
 pt_status pt_dispatch_fallback(int32_t key, pt_boxed_fn fn, void *ctx, const char *debug,

@@ -34,6 +34,7 @@ _Static_assert(PT_KEY_COUNT <= 63, "a key set is one 64-bit word");
  * (and the empty key set); Autograd fills the autograd keys. BackendSelect and Python are in none:
  * only their own kernels and fallbacks fill them. */
 #define PT_BACKEND_KEYS (PT_KEY_BIT(PT_KEY_CPU) | PT_KEY_BIT(PT_KEY_CUDA) | PT_KEY_BIT(PT_KEY_META))
+#define PT_MATH_BIT_KEYS (PT_KEY_BIT(PT_KEY_CONJUGATE) | PT_KEY_BIT(PT_KEY_NEGATIVE))
 #define PT_AUTOGRAD_KEYS                                                                           \
     (PT_KEY_BIT(PT_KEY_AUTOGRAD_CPU) | PT_KEY_BIT(PT_KEY_AUTOGRAD_CUDA) |                          \
      PT_KEY_BIT(PT_KEY_AUTOGRAD_META))
@@ -115,6 +116,20 @@ extern pthread_mutex_t pt_dispatch_lock;
 extern pt_registration *pt_dispatch_fallbacks[PT_KEY_COUNT]; /* per runtime key, newest first */
 /* The slot a missing kernel occupies: its boxed function raises pt_dispatch_missing. */
 extern const pt_kernel pt_dispatch_missing_kernel;
+
+/* dispatch.c: registrations made while the built-in fallbacks are set up (they skip the
+ * built-ins check that the public functions make). */
+struct op_key;
+pt_status pt_dispatch_register_impl(const struct op_key *k, int32_t kidx, pt_boxed_fn fn,
+                                    void *unboxed, void *ctx, const char *debug,
+                                    pt_registration **out);
+/* fn NULL: a fallthrough. */
+pt_status pt_dispatch_builtin_impl(const char *op, int32_t key, pt_boxed_fn fn, void *ctx,
+                                   const char *debug, pt_registration **out);
+pt_status pt_dispatch_builtin_fallback(int32_t key, pt_boxed_fn fn, void *ctx, const char *debug,
+                                       pt_registration **out);
+/* dispatch_mathbits.c: the Conjugate and Negative fallbacks and their fallthroughs. */
+pt_status pt_dispatch_mathbits_register(void);
 
 /* dispatch_table.c: keys. */
 /* Dense index of a registrable key (PT_KEY_*), -1 for anything else. PT_KEY_NONE means

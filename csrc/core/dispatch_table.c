@@ -33,6 +33,8 @@ static const char *const key_names[PT_KIDX_COUNT] = {
     [PT_KEY_META] = "Meta",
     [PT_KEY_BACKEND_SELECT] = "BackendSelect",
     [PT_KEY_PYTHON] = "Python",
+    [PT_KEY_CONJUGATE] = "Conjugate",
+    [PT_KEY_NEGATIVE] = "Negative",
     [PT_KEY_AUTOGRAD_CPU] = "AutogradCPU",
     [PT_KEY_AUTOGRAD_CUDA] = "AutogradCUDA",
     [PT_KEY_AUTOGRAD_META] = "AutogradMeta",
@@ -44,7 +46,8 @@ _Static_assert(sizeof key_names / sizeof key_names[0] == PT_KIDX_COUNT, "one nam
 
 static const int32_t key_values[PT_KIDX_COUNT] = {
     PT_KEY_CPU,          PT_KEY_CUDA,          PT_KEY_META,
-    PT_KEY_BACKEND_SELECT, PT_KEY_PYTHON,      PT_KEY_AUTOGRAD_CPU,
+    PT_KEY_BACKEND_SELECT, PT_KEY_PYTHON,      PT_KEY_CONJUGATE,
+    PT_KEY_NEGATIVE,     PT_KEY_AUTOGRAD_CPU,
     PT_KEY_AUTOGRAD_CUDA, PT_KEY_AUTOGRAD_META, PT_KEY_AUTOGRAD,
     PT_KEY_COMPOSITE_IMPLICIT_AUTOGRAD, PT_KEY_COMPOSITE_EXPLICIT_AUTOGRAD,
 };
@@ -56,14 +59,19 @@ PT_REGISTER("dispatch_key", "Meta", &key_values[2], "runtime key 2: meta tensors
 PT_REGISTER("dispatch_key", "BackendSelect", &key_values[3],
             "runtime key 3: always included; picks a backend for ops without tensor arguments")
 PT_REGISTER("dispatch_key", "Python", &key_values[4], "runtime key 4: Python dispatch modes")
-PT_REGISTER("dispatch_key", "AutogradCPU", &key_values[5], "runtime key 5: autograd over CPU")
-PT_REGISTER("dispatch_key", "AutogradCUDA", &key_values[6], "runtime key 6: autograd over CUDA")
-PT_REGISTER("dispatch_key", "AutogradMeta", &key_values[7],
-            "runtime key 7 (highest priority): autograd over Meta")
-PT_REGISTER("dispatch_key", "Autograd", &key_values[8], "alias key: every Autograd<backend> key")
-PT_REGISTER("dispatch_key", "CompositeImplicitAutograd", &key_values[9],
-            "alias key: backend and autograd slots without their own kernel (impl with no key)")
-PT_REGISTER("dispatch_key", "CompositeExplicitAutograd", &key_values[10],
+PT_REGISTER("dispatch_key", "Conjugate", &key_values[5],
+            "runtime key 5: tensors with the conjugate bit (Note [math bits])")
+PT_REGISTER("dispatch_key", "Negative", &key_values[6],
+            "runtime key 6: tensors with the negative bit (Note [math bits])")
+PT_REGISTER("dispatch_key", "AutogradCPU", &key_values[7], "runtime key 7: autograd over CPU")
+PT_REGISTER("dispatch_key", "AutogradCUDA", &key_values[8], "runtime key 8: autograd over CUDA")
+PT_REGISTER("dispatch_key", "AutogradMeta", &key_values[9],
+            "runtime key 9 (highest priority): autograd over Meta")
+PT_REGISTER("dispatch_key", "Autograd", &key_values[10], "alias key: every Autograd<backend> key")
+PT_REGISTER("dispatch_key", "CompositeImplicitAutograd", &key_values[11],
+            "alias key: backend, math-bit and autograd slots without their own kernel (impl "
+            "with no key)")
+PT_REGISTER("dispatch_key", "CompositeExplicitAutograd", &key_values[12],
             "alias key: backend slots without their own kernel")
 
 int32_t pt_dispatch_key_index(int32_t key)
@@ -99,7 +107,8 @@ pt_status pt_dispatch_key_from_name(const char *name, int32_t *out)
     }
     return PT_ERROR(PT_ERR_VALUE,
                     "unknown dispatch key '%s'; expected one of CPU, CUDA, Meta, "
-                    "BackendSelect, Python, AutogradCPU, AutogradCUDA, AutogradMeta, Autograd, "
+                    "BackendSelect, Python, Conjugate, Negative, AutogradCPU, AutogradCUDA, "
+                    "AutogradMeta, Autograd, "
                     "CompositeImplicitAutograd, CompositeExplicitAutograd",
                     name ? name : "(null)");
 }
@@ -126,7 +135,11 @@ static const pt_kernel_record *newest(const pt_registration *r) { return r ? r->
  *   3. backend and autograd keys: the newest CompositeImplicitAutograd, but for an autograd key
  *      only when neither its backend (AutogradCPU -> CPU) nor CompositeExplicitAutograd has a
  *      kernel: a backend kernel without an autograd formula must not be shadowed by the
- *      decomposition at the autograd layer                                   "math kernel"
+ *      decomposition at the autograd layer; the math-bit keys (Conjugate, Negative) take it
+ *      too, on the same condition for every backend: PyTorch's tensors always carry an autograd
+ *      key, so there a decomposition runs before the math-bit fallback sees the operator, and
+ *      its inner calls meet the bits (a view decomposition such as imag keeps them)
+ *                                                                            "math kernel"
  *   4. autograd keys: the newest Autograd alias kernel                        "autograd kernel"
  *   5. the key's newest backend fallback                                      "backend fallback"
  *   6. otherwise missing.
@@ -160,6 +173,11 @@ const pt_kernel_record *pt_dispatch_compute_entry(const pt_op *op, int32_t key,
     }
     int32_t backend = backend_of_autograd(key);
     bool has_backend_kernel = (backend >= 0 && op->kernels[backend]) || cea;
+    if ((bit & PT_MATH_BIT_KEYS) && cia && !cea && !op->kernels[PT_KEY_CPU] &&
+        !op->kernels[PT_KEY_CUDA] && !op->kernels[PT_KEY_META]) {
+        *source = PT_SLOT_MATH;
+        return cia;
+    }
     if ((bit & (PT_BACKEND_KEYS | PT_AUTOGRAD_KEYS)) && cia && !has_backend_kernel) {
         *source = PT_SLOT_MATH;
         return cia;

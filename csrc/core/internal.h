@@ -175,6 +175,7 @@ struct pt_tensor {
     bool is_view;        /* made by a view op from another tensor's storage (autograd checks it) */
     uint8_t view_creation; /* how a view was made: pt_view_creation (csrc/autograd/autograd.h) */
     bool is_inference;   /* made in inference mode, or a view of such a tensor (Note [inference mode]) */
+    uint8_t math_bits;   /* PT_MATH_BIT_CONJ | PT_MATH_BIT_NEG: Note [math bits] (pytensor.h) */
     pt_device device;
     int64_t *sizes;   /* points into inline_dims or to a heap block of 2 * ndim */
     int64_t *strides; /* sizes + ndim */
@@ -258,8 +259,10 @@ static inline uint64_t pt_tensor_keys(const pt_tensor *t)
 {
     if (!t) return 0;
     uint64_t k = (uint64_t)1 << t->device.type;
-    return t->autograd || (t->view_base && t->view_base->autograd) ? k | (k << PT_KEY_AUTOGRAD_CPU)
-                                                                   : k;
+    const uint64_t bits = (uint64_t)t->math_bits << PT_KEY_CONJUGATE;
+    return t->autograd || (t->view_base && t->view_base->autograd)
+               ? k | (k << PT_KEY_AUTOGRAD_CPU) | bits
+               : k | bits;
 }
 /* Increments t's version counter (csrc/autograd/variable.c; Note [version counters] in
  * csrc/autograd/autograd.h). */

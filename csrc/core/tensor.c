@@ -210,6 +210,7 @@ static pt_status tensor_new(pt_storage *storage, int32_t dtype, int32_t ndim, co
     t->view_creation = 0;
     t->view_base = NULL;
     t->is_inference = pt_inference_mode_on;
+    t->math_bits = 0;
     t->autograd = NULL;
     atomic_init(&t->version, NULL);
     *out = t;
@@ -314,6 +315,7 @@ pt_status pt_tensor_shallow_copy_from(pt_tensor *dst, const pt_tensor *src)
     dst->dtype = src->dtype;
     dst->layout = src->layout;
     dst->device = src->device;
+    dst->math_bits = src->math_bits;
     return PT_OK;
 }
 
@@ -345,6 +347,13 @@ int32_t pt_tensor_layout(const pt_tensor *t) { return t->layout; }
 pt_storage *pt_tensor_storage(const pt_tensor *t) { return t->storage; }
 void pt_tensor_set_wrapped_number(pt_tensor *t, int32_t wrapped) { t->wrapped_number = wrapped != 0; }
 int32_t pt_tensor_is_wrapped_number(const pt_tensor *t) { return t->wrapped_number; }
+
+int32_t pt_tensor_math_bits(const pt_tensor *t) { return t ? t->math_bits : 0; }
+
+void pt_tensor_set_math_bits(pt_tensor *t, int32_t bits)
+{
+    t->math_bits = (uint8_t)(bits & (PT_MATH_BIT_CONJ | PT_MATH_BIT_NEG));
+}
 
 void *pt_tensor_data(const pt_tensor *t)
 {

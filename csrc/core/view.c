@@ -16,10 +16,11 @@
 
 enum { LIST_CHARS = 256 }; /* a few shapes per message; the error slot holds 1 KiB */
 
-/* A view shares its base's version counter (Note [version counters]) and records its root base
- * and how it was made (Note [view tracking] in csrc/autograd/autograd.h). */
+/* A view shares its base's version counter (Note [version counters]) and its math bits, and
+ * records its root base and how it was made (Note [view tracking] in csrc/autograd/autograd.h). */
 static pt_status share_version(const pt_tensor *t, pt_tensor **out)
 {
+    (*out)->math_bits = t->math_bits; /* a view reads its base's values: Note [math bits] */
     pt_status st = pt_version_share(t, *out);
     if (st == PT_OK) st = pt_view_track(t, *out);
     if (st != PT_OK) {

@@ -290,6 +290,18 @@ PT_API pt_status pt_tensor_flip_view(const pt_tensor *t, int64_t dim, pt_tensor 
  * tensors honour the mark; views and results of operations are never wrapped. */
 PT_API void pt_tensor_set_wrapped_number(pt_tensor *t, int32_t wrapped);
 PT_API int32_t pt_tensor_is_wrapped_number(const pt_tensor *t);
+/* Note [math bits]
+ * PyTorch's lazy conjugation: conj() of a complex tensor is a view of the same storage with the
+ * conjugate bit set, and imag of such a view is a view with the negative bit set. A tensor's
+ * values are its stored elements with the bits applied (negated, conjugated). The bits put the
+ * Conjugate / Negative dispatch keys in the tensor's key set; their fallback (dispatch_mathbits.c)
+ * hands every operator that does not handle the bits itself resolved inputs, and writes results
+ * meant for a tensor with bits back through copy_, which applies the difference of the bits as it
+ * copies. Views keep the bits; export (NumPy, DLPack, buffers) refuses tensors that have one. */
+enum { PT_MATH_BIT_CONJ = 1, PT_MATH_BIT_NEG = 2 };
+PT_API int32_t pt_tensor_math_bits(const pt_tensor *t);
+/* Sets the bits of a tensor object (not of its views); for building views only. */
+PT_API void pt_tensor_set_math_bits(pt_tensor *t, int32_t bits);
 
 /* ---------------------------------------------------------------- scalars, copies, fills (csrc/kernels) */
 enum { PT_SCALAR_BOOL = 0, PT_SCALAR_INT = 1, PT_SCALAR_FLOAT = 2, PT_SCALAR_COMPLEX = 3 };
@@ -553,10 +565,14 @@ enum {
     PT_KEY_META = 2,
     PT_KEY_BACKEND_SELECT = 3,
     PT_KEY_PYTHON = 4,
-    PT_KEY_AUTOGRAD_CPU = 5,
-    PT_KEY_AUTOGRAD_CUDA = 6,
-    PT_KEY_AUTOGRAD_META = 7,
-    PT_KEY_COUNT = 8,
+    /* The math bits (Note [math bits]), below autograd as in PyTorch. These two keys sit in the
+     * middle of the priority order, so adding them renumbered the autograd keys. */
+    PT_KEY_CONJUGATE = 5,
+    PT_KEY_NEGATIVE = 6,
+    PT_KEY_AUTOGRAD_CPU = 7,
+    PT_KEY_AUTOGRAD_CUDA = 8,
+    PT_KEY_AUTOGRAD_META = 9,
+    PT_KEY_COUNT = 10,
     /* Alias keys: registration only, never in a key set. */
     PT_KEY_AUTOGRAD = 32,
     PT_KEY_COMPOSITE_IMPLICIT_AUTOGRAD = 33,

@@ -20,6 +20,7 @@
 
 #include "internal.h"
 #include "iter.h"
+#include "pt_ops.h"
 
 
 static const pt_device cpu_device = {PT_DEV_CPU, 0};
@@ -332,9 +333,34 @@ static pt_status copy_impl(pt_tensor *dst, const pt_tensor *src, bool refuse_dst
     return copy_between(dst, src, src_strides);
 }
 
+/* dst's stored elements conjugated (conj) and negated (neg) in place, ignoring its bits. */
+static pt_status apply_bits(pt_tensor *dst, bool conj, bool neg)
+{
+    pt_tensor *alias;
+    PT_TRY(pt_tensor_make(dst->storage, dst->dtype, dst->ndim, dst->sizes, dst->strides,
+                          dst->offset, &alias));
+    pt_status st = PT_OK;
+    pt_tensor *r = NULL;
+    if (conj && pt_is_complex(dst->dtype)) {
+        r = pt_call_conj_physical_(alias);
+        if (!r) st = pt_error_code();
+        pt_tensor_release(r);
+    }
+    if (st == PT_OK && neg) {
+        r = pt_call_neg_(alias);
+        if (!r) st = pt_error_code();
+        pt_tensor_release(r);
+    }
+    pt_tensor_release(alias);
+    return st;
+}
+
 pt_status pt_tensor_copy_(pt_tensor *dst, const pt_tensor *src)
 {
-    return copy_impl(dst, src, true);
+    PT_TRY(copy_impl(dst, src, true));
+    const int32_t differ = (dst->math_bits ^ src->math_bits) & (PT_MATH_BIT_CONJ | PT_MATH_BIT_NEG);
+    if (!differ || dst->numel == 0 || dst->device.type == PT_DEV_META) return PT_OK;
+    return apply_bits(dst, differ & PT_MATH_BIT_CONJ, differ & PT_MATH_BIT_NEG);
 }
 
 /* ---------------------------------------------------------------- fill_ */

@@ -298,6 +298,13 @@ static bool dot_form(const pt_gemm *g)
            g->csb != 1 && !pt_gemm_small_serves(g);
 }
 
+/* Note [conjugate operands]
+ * The products are fallthroughs at the Conjugate key (Note [math bits] in pytensor.h), so their
+ * operands may arrive here with the conjugate bit. A's is BLIS's (and the portable kernel's)
+ * conj flag on A, combined with the one vdot asks for: no copy. B's is resolved by the copy that
+ * makes B's layout acceptable, and a written-to C with bits is computed detached and copied back;
+ * a copy resolves every bit (pt_tensor_clone goes through copy_), which is also how a negative
+ * bit, which the Negative fallback normally resolves first, is handled when it gets here. */
 pt_status pt_linalg_run(pt_tensor *c, const pt_tensor *a, const pt_tensor *b,
                         const pt_linalg_product *p)
 {
@@ -307,12 +314,15 @@ pt_status pt_linalg_run(pt_tensor *c, const pt_tensor *a, const pt_tensor *b,
     memset(&g, 0, sizeof g);
     PT_TRY(pt_linalg_scalar_value(p->alpha, compute, &g.alpha, &g.alpha_zero));
     PT_TRY(pt_linalg_scalar_value(p->beta, compute, &g.beta, &g.beta_zero));
+    /* Note [conjugate operands]: a written-to tensor with math bits gets its values computed
+     * into a plain one and copied back (copy_ applies the bits) */
+    if (c->math_bits) return run_detached(c, a, b, p, g.beta_zero);
     if (pt_linalg_is_half(c->dtype)) return run_half(c, a, b, p, g.beta_zero);
     if (pt_linalg_may_overlap(c, a) || pt_linalg_may_overlap(c, b) ||
         !matrix_ok(c, &g.rsc, &g.csc))
         return run_detached(c, a, b, p, g.beta_zero);
     pt_tensor *own_a = NULL, *own_b = NULL;
-    if (!matrix_ok(a, &g.rsa, &g.csa)) {
+    if (!matrix_ok(a, &g.rsa, &g.csa) || (a->math_bits & PT_MATH_BIT_NEG)) {
         PT_TRY(pt_tensor_clone(a, PT_MEMORY_FORMAT_CONTIGUOUS, &own_a));
         a = own_a;
         matrix_ok(a, &g.rsa, &g.csa);
@@ -321,9 +331,10 @@ pt_status pt_linalg_run(pt_tensor *c, const pt_tensor *a, const pt_tensor *b,
     g.m = c->sizes[n - 2];
     g.n = c->sizes[n - 1];
     g.k = a->sizes[n - 1];
-    g.conj_a = p->conj_a && (c->dtype == PT_COMPLEX64 || c->dtype == PT_COMPLEX128);
+    const bool a_conj = (a->math_bits & PT_MATH_BIT_CONJ) != 0;
+    g.conj_a = (p->conj_a != a_conj) && (c->dtype == PT_COMPLEX64 || c->dtype == PT_COMPLEX128);
     bool b_ok = matrix_ok(b, &g.rsb, &g.csb);
-    if (!b_ok || dot_form(&g)) {
+    if (!b_ok || dot_form(&g) || b->math_bits) {
         pt_status st = pt_tensor_clone(b, PT_MEMORY_FORMAT_CONTIGUOUS, &own_b);
         if (st != PT_OK) {
             pt_tensor_release(own_a);

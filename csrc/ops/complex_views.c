@@ -7,15 +7,13 @@
  *
  * absolute, torch's alias of abs (which gives complex tensors their real dtype), lives here too.
  *
- * Note [conj without a conj bit]
- * torch's conj is lazy: it returns a view with a conjugate bit that every kernel resolves when it
- * reads the tensor (is_conj() is True, writes through the view land in the base, conjugated).
- * pytensor has no conjugate bit, since every kernel, copy and exchange (NumPy, DLPack) would have
- * to honour it. conj of a complex tensor is therefore a new tensor (_conj_physical: a copy with
- * the imaginary parts negated, grad_fn ConjPhysicalBackward0 where torch shows ConjBackward0),
- * and conj of any other dtype is the input itself, as in torch, so the conj() calls of the
- * backward formulas (Note [conjugate Wirtinger gradients] in derivatives.yaml) cost nothing for
- * real tensors. is_conj() is always False and resolve_conj() returns its input.
+ * conj is lazy, as torch's: for a complex tensor it is _conj, a view of the same storage with the
+ * conjugate bit flipped (Note [math bits] in pytensor.h), and for any other dtype the input
+ * itself, so the conj() calls of the backward formulas (Note [conjugate Wirtinger gradients] in
+ * derivatives.yaml) cost nothing. real of a conjugated view is the real part of its base, and
+ * imag the imaginary part of its base with the negative bit (_neg_view), as in torch: both stay
+ * views, and writes through them reach the base. resolve_conj / resolve_neg materialize a bit
+ * into a new tensor; conj_physical always computes.
  */
 #include "iter.h"
 #include "native.h"
@@ -37,6 +35,11 @@ pt_status pt_native_view_as_real(const pt_tensor *self, pt_tensor **ret)
     const int32_t rdt = real_of(self->dtype);
     if (rdt < 0)
         return PT_ERROR(PT_ERR_RUNTIME, "view_as_real is only supported for complex tensors");
+    if (self->math_bits & PT_MATH_BIT_CONJ)
+        return PT_ERROR(PT_ERR_RUNTIME, "view_as_real doesn't work on unresolved conjugated "
+                        "tensors.  To resolve the conjugate tensor so you can view it as real, "
+                        "use self.resolve_conj(); however, be warned that the resulting tensor "
+                        "will NOT alias the original.");
     if (self->ndim + 1 > PT_MAX_DIMS)
         return PT_ERROR(PT_ERR_RUNTIME, "view_as_real: a view of %d dims is more than the %d "
                         "pytensor supports", (int)self->ndim + 1, PT_MAX_DIMS);
@@ -101,20 +104,67 @@ static pt_status part(const pt_tensor *self, int64_t index, pt_tensor **ret)
 pt_status pt_native_real(const pt_tensor *self, pt_tensor **ret)
 {
     if (!pt_is_complex(self->dtype)) return pt_native_self((pt_tensor *)self, ret);
-    return part(self, 0, ret);
+    if (!(self->math_bits & PT_MATH_BIT_CONJ)) return part(self, 0, ret);
+    pt_tensor *base = pt_call__conj(self); /* the real parts are the base's */
+    if (!base) return pt_error_code();
+    pt_status st = part(base, 0, ret);
+    pt_tensor_release(base);
+    return st;
 }
 
+/* Of a conjugated view: view_as_real of its base, negated (_neg_view), then the imaginary column,
+ * torch's order (so the node is SelectBackward0). */
 pt_status pt_native_imag(const pt_tensor *self, pt_tensor **ret)
 {
     if (!pt_is_complex(self->dtype))
         return PT_ERROR(PT_ERR_RUNTIME, "imag is not implemented for tensors with non-complex "
                         "dtypes.");
-    return part(self, 1, ret);
+    if (!(self->math_bits & PT_MATH_BIT_CONJ)) return part(self, 1, ret);
+    pt_tensor *base = pt_call__conj(self);
+    pt_tensor *v = base ? pt_call_view_as_real(base) : NULL;
+    pt_tensor *n = v ? pt_call__neg_view(v) : NULL;
+    pt_tensor *r = n ? pt_call_select_int(n, -1, 1) : NULL;
+    pt_tensor_release(n);
+    pt_tensor_release(v);
+    pt_tensor_release(base);
+    if (!r) return pt_error_code();
+    *ret = r;
+    return PT_OK;
 }
 
 /* ---------------------------------------------------------------- conjugation */
-/* Note [conj without a conj bit]: a copy for complex tensors, the input itself otherwise. */
+/* A view of self (same geometry, same storage, tracked as views are) with `bit` flipped. */
+static pt_status flipped_view(const pt_tensor *self, int32_t bit, pt_tensor **ret)
+{
+    pt_tensor *r;
+    PT_TRY(pt_tensor_as_strided(self, self->ndim, self->sizes, self->strides, self->offset, &r));
+    pt_tensor_set_math_bits(r, r->math_bits ^ bit);
+    *ret = r;
+    return PT_OK;
+}
+
+/* torch's _conj: the conjugate bit flipped for complex tensors; other dtypes are their own
+ * conjugate, and their view keeps its bits. */
+pt_status pt_native__conj(const pt_tensor *self, pt_tensor **ret)
+{
+    return flipped_view(self, pt_is_complex(self->dtype) ? PT_MATH_BIT_CONJ : 0, ret);
+}
+
+pt_status pt_native__neg_view(const pt_tensor *self, pt_tensor **ret)
+{
+    return flipped_view(self, PT_MATH_BIT_NEG, ret);
+}
+
 pt_status pt_native_conj(const pt_tensor *self, pt_tensor **ret)
+{
+    if (!pt_is_complex(self->dtype)) return pt_native_self((pt_tensor *)self, ret);
+    pt_tensor *r = pt_call__conj(self);
+    if (!r) return pt_error_code();
+    *ret = r;
+    return PT_OK;
+}
+
+pt_status pt_native_conj_physical(const pt_tensor *self, pt_tensor **ret)
 {
     if (!pt_is_complex(self->dtype)) return pt_native_self((pt_tensor *)self, ret);
     pt_tensor *r = pt_call__conj_physical(self);
@@ -123,15 +173,33 @@ pt_status pt_native_conj(const pt_tensor *self, pt_tensor **ret)
     return PT_OK;
 }
 
-pt_status pt_native_conj_physical(const pt_tensor *self, pt_tensor **ret)
+/* A new tensor with self's values and `bit` cleared; self itself without the bit. Made of
+ * operator calls (empty_like, copy_), so that autograd sees through it. */
+static pt_status resolve(const pt_tensor *self, int32_t bit, pt_tensor **ret)
 {
-    return pt_native_conj(self, ret);
+    if (!(self->math_bits & bit)) return pt_native_self((pt_tensor *)self, ret);
+    pt_tensor *r = pt_call_empty_memory_format(self->ndim, self->sizes, self->dtype, self->layout,
+                                               &self->device, 0, PT_MEMORY_FORMAT_CONTIGUOUS);
+    if (!r) return pt_error_code();
+    pt_tensor_set_math_bits(r, self->math_bits & ~bit);
+    pt_tensor *c = pt_call_copy_(r, self, 0);
+    if (!c) {
+        pt_tensor_release(r);
+        return pt_error_code();
+    }
+    pt_tensor_release(c);
+    *ret = r;
+    return PT_OK;
 }
 
-/* Nothing is ever lazily conjugated (Note [conj without a conj bit]). */
 pt_status pt_native_resolve_conj(const pt_tensor *self, pt_tensor **ret)
 {
-    return pt_native_self((pt_tensor *)self, ret);
+    return resolve(self, PT_MATH_BIT_CONJ, ret);
+}
+
+pt_status pt_native_resolve_neg(const pt_tensor *self, pt_tensor **ret)
+{
+    return resolve(self, PT_MATH_BIT_NEG, ret);
 }
 
 /* ---------------------------------------------------------------- absolute (abs) */

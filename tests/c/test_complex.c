@@ -1,6 +1,6 @@
 /* Complex numbers: view_as_real and view_as_complex read the same bytes as the other dtype
- * (geometry as torch gives it, the shared storage and version counter), the conjugating kernel
- * (a copy for complex tensors, the input itself for real ones), and angle, polar and complex
+ * (geometry as torch gives it, the shared storage and version counter), conj (a view with the
+ * conjugate bit for complex tensors, the input itself for real ones), and angle, polar and complex
  * against exact values, through the entry points. */
 #include "pt_test.h"
 
@@ -69,13 +69,17 @@ PT_TEST(complex_view_as_complex_refuses_what_torch_refuses)
     pt_tensor_release(x);
 }
 
-PT_TEST(complex_conj_copies_complex_and_returns_real_tensors_themselves)
+PT_TEST(complex_conj_is_a_view_with_the_bit_and_returns_real_tensors_themselves)
 {
     pt_tensor *z = cramp(3);
     pt_tensor *c = pt_call_conj(z);
-    CHECK(c != NULL && c != z && pt_tensor_data(c) != pt_tensor_data(z));
-    const float *p = pt_tensor_data(c);
+    CHECK(c != NULL && c != z && pt_tensor_data(c) == pt_tensor_data(z));
+    CHECK(pt_tensor_math_bits(c) == PT_MATH_BIT_CONJ && pt_tensor_math_bits(z) == 0);
+    pt_tensor *r = pt_call_resolve_conj(c);
+    CHECK(r != NULL && pt_tensor_math_bits(r) == 0);
+    const float *p = pt_tensor_data(r);
     CHECK(p[2] == 1.0f && p[3] == -10.0f && p[5] == -20.0f);
+    pt_tensor_release(r);
     pt_tensor *re = pt_call_real(z);
     CHECK(re != NULL && pt_tensor_dtype(re) == PT_FLOAT32 && pt_tensor_strides(re)[0] == 2);
     pt_tensor *same = pt_call_conj(re);

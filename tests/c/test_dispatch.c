@@ -127,8 +127,10 @@ static void release_all(pt_registration **regs, int n)
 
 PT_TEST(dispatch_key_names_round_trip)
 {
-    static const char *const names[] = {"CPU", "CUDA", "Meta", "BackendSelect", "Python",
-                                        "AutogradCPU", "AutogradCUDA", "AutogradMeta"};
+    static const char *const names[] = {"CPU",         "CUDA",         "Meta",
+                                        "BackendSelect", "Python",     "Conjugate",
+                                        "Negative",    "AutogradCPU",  "AutogradCUDA",
+                                        "AutogradMeta"};
     for (int32_t k = 0; k < PT_KEY_COUNT; k++) {
         CHECK(strcmp(pt_dispatch_key_name(k), names[k]) == 0);
         int32_t back = -2;
@@ -150,10 +152,10 @@ PT_TEST(dispatch_key_names_round_trip)
     CHECK_ERR(pt_dispatch_key_from_name("XLA", &key), PT_ERR_VALUE, "unknown dispatch key 'XLA'");
     pt_registry_entry_info e;
     CHECK_OK(pt_registry_find("dispatch_key", "AutogradMeta", &e));
-    CHECK(strstr(e.help, "runtime key 7"));
+    CHECK(strstr(e.help, "runtime key 9"));
     int32_t n = 0;
     CHECK_OK(pt_registry_size("dispatch_key", &n));
-    CHECK(n == 11);
+    CHECK(n == 13);
 }
 
 PT_TEST(dispatch_invalid_keys_names_and_kernels_are_refused)
@@ -164,7 +166,8 @@ PT_TEST(dispatch_invalid_keys_names_and_kernels_are_refused)
     const char *not_a_key = "not a dispatch key";
     CHECK_ERR(pt_dispatch_impl("tdk::bad", 35, leaf, NULL, "", &r), PT_ERR_VALUE, not_a_key);
     CHECK_ERR(pt_dispatch_impl("tdk::bad", -2, leaf, NULL, "", &r), PT_ERR_VALUE, not_a_key);
-    CHECK_ERR(pt_dispatch_impl_fallthrough("tdk::bad", 9, "", &r), PT_ERR_VALUE, not_a_key);
+    CHECK_ERR(pt_dispatch_impl_fallthrough("tdk::bad", PT_KEY_COUNT, "", &r), PT_ERR_VALUE,
+              not_a_key);
     CHECK_ERR(pt_dispatch_fallback(PT_KEY_AUTOGRAD, leaf, NULL, "", &r), PT_ERR_VALUE,
               "fallback: 32 is not a runtime dispatch key");
     CHECK_ERR(pt_dispatch_fallback(PT_KEY_NONE, leaf, NULL, "", &r), PT_ERR_VALUE,
@@ -203,7 +206,8 @@ PT_TEST(dispatch_highest_priority_key_wins_and_missing_names_the_backends)
     CHECK(strstr(msg, "error: Could not run 'tdp::prio' with arguments from the 'CUDA' backend. "
                       "This could be because the operator doesn't exist for this backend"));
     CHECK(strstr(msg, "'tdp::prio' is only available for these backends: [CPU, Meta, "
-                      "BackendSelect, Python, AutogradCPU, AutogradCUDA, AutogradMeta]."));
+                      "BackendSelect, Python, Conjugate, Negative, AutogradCPU, AutogradCUDA, "
+                      "AutogradMeta]."));
     CHECK(strstr(msg, "\n\nCPU: impl cpu [kernel]\nMeta: impl meta [kernel]\n"));
     CHECK(pt_error_code() == PT_ERR_NOT_IMPLEMENTED);
     CHECK(strcmp(pt_error_file(), "csrc/core/dispatch_table.c") == 0);

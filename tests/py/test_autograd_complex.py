@@ -158,15 +158,17 @@ def test_real_of_a_real_tensor_is_the_tensor():
 
 
 @pytest.mark.parametrize("dtype", [C64, C128])
-def test_conj_values_and_no_conj_bit(dtype):
+def test_conj_values_lazy_and_physical(dtype):
     a = np.array([1 + 2j, -3 - 4j, 0j, complex(math.inf, -1), complex(math.nan, 2)])
     z = pytensor.tensor(a, dtype=dtype)
     for r in (z.conj(), pytensor.conj(z), z.conj_physical(), pytensor.conj_physical(z)):
         assert r.dtype == dtype
-        np.testing.assert_array_equal(_np(r), np.conj(a).astype(np.complex64 if dtype == C64
-                                                               else np.complex128))
-        assert not r.is_conj() and not pytensor.is_conj(r)
-        assert r.data_ptr() != z.data_ptr()  # a copy (no lazy conj bit)
+        np.testing.assert_array_equal(_np(r.resolve_conj()),
+                                      np.conj(a).astype(np.complex64 if dtype == C64
+                                                        else np.complex128))
+        lazy = r.data_ptr() == z.data_ptr()  # conj: a view with the conjugate bit
+        assert r.is_conj() == lazy and pytensor.is_conj(r) == lazy
+    assert z.conj().is_conj() and not z.conj_physical().is_conj()
     assert z.resolve_conj().data_ptr() == z.data_ptr()
     w = z.clone()
     assert w.conj_physical_().data_ptr() == w.data_ptr()
@@ -488,10 +490,11 @@ def test_node_names_match_torch(name):
     assert ours.grad_fn.name() == ref.grad_fn.name()
 
 
-def test_conj_grad_fn_is_conj_physical():
-    # Note [conj without a conj bit]: torch shows ConjBackward0 for its lazy conj
+def test_conj_grad_fn_is_conj():
+    # conj is lazy (Note [math bits]): a view recorded as ConjBackward0, as in torch
     z = _leaf(np.array([1 + 1j]))
-    assert z.conj().grad_fn.name() == "ConjPhysicalBackward0"
+    assert z.conj().grad_fn.name() == "ConjBackward0" and z.conj().is_conj()
+    assert z.conj_physical().grad_fn.name() == "ConjPhysicalBackward0"
     x = pytensor.tensor([1.0], requires_grad=True)
     assert x.conj().grad_fn is None and x.conj().requires_grad  # the leaf itself
 
