@@ -772,6 +772,9 @@ for _method, _name in _CONVERSIONS.items():
 def _operator_fallback(dunder: str, self, *other):
     """The Python form of a Tensor operator dunder, which the number slots of _TensorBase call
     for what their C path does not take (other operand types, errors)."""
+    written = _PYTHON_DUNDERS.get(dunder)
+    if written is not None:
+        return written(self, *other)
     from . import _opsgen
     name, overload = _OPERATOR_DUNDERS[dunder]
     if other and (not overload or dunder == "__rshift__"):
@@ -829,6 +832,39 @@ _OPERATOR_DUNDERS = {
     "__le__": ("le", "Tensor"), "__gt__": ("gt", "Tensor"), "__ge__": ("ge", "Tensor"),
 }
 
+def _rsub(self, other):
+    """``other - self``: torch's rsub (``2 - x`` records RsubBackward1, rsub.Scalar; a Tensor
+    other RsubBackward0, rsub.Tensor)."""
+    if not isinstance(other, Tensor):
+        if not _opargs._is_number(other):
+            return NotImplemented
+        if self.requires_grad and (type(other) is complex or self.is_complex()) and \
+                lib.pt_autograd_is_grad_enabled():
+            # Until rsub is among the operators whose complex outputs the generated autograd
+            # kernels differentiate (Note [complex-differentiable operators]), sub serves here.
+            return Tensor.sub(_opargs.wrapped_number(other), self)
+    return _rsub_op(self, other)
+
+
+def _rtruediv(self, other):
+    """``other / self``: torch's ``self.reciprocal() * other`` (MulBackward0 over
+    ReciprocalBackward0), whose promotion gives ``2 / int_tensor`` a floating result."""
+    if not isinstance(other, Tensor) and not _opargs._is_number(other):
+        return NotImplemented
+    return self.reciprocal() * other
+
+
+def _rsub_op(self, other):
+    global _rsub_op
+    from . import _opsgen
+    _rsub_op = _opsgen.make_binding("aten::rsub", 1)
+    return _rsub_op(self, other)
+
+
+# The reflected dunders that torch writes in Python over other operators rather than as one
+# operator call with the operands swapped: their number slots hand every call to these.
+_PYTHON_DUNDERS = {"__rsub__": _rsub, "__rtruediv__": _rtruediv}
+
 # dunder -> the overload its number slot calls when the other operand is a Python number: torch's
 # dunders call these (`x ** 3` is pow.Tensor_Scalar and records PowBackward0, `2 ** x` PowBackward2,
 # `x % 2` RemainderBackward0), where the others take the number as a wrapped 0-dim tensor.
@@ -879,6 +915,9 @@ def _build_operators(module) -> int:
         return None
 
     for dunder, (name, overload) in _OPERATOR_DUNDERS.items():
+        if dunder in _PYTHON_DUNDERS:
+            _core._set_operator(dunder, None)
+            continue
         ident = declared(name, overload)
         number = declared(*_NUMBER_OVERLOADS[dunder]) if dunder in _NUMBER_OVERLOADS else None
         try:
@@ -950,4 +989,4 @@ def _check_other(other, fname: str) -> None:
                         f"{type(other).__name__}")
 
 
-from . import _exchange, _factory, _indexing, _legacy, _tensor_str  # noqa: E402
+from . import _exchange, _factory, _indexing, _legacy, _opargs, _tensor_str  # noqa: E402
