@@ -79,7 +79,7 @@ class Tensor(_TensorBase):
     pytensor.Size([2, 3])
     """
 
-    __slots__ = ()
+    __slots__ = ("__dict__",)  # attributes set by users (Note [one Python object per tensor])
     __hash__ = object.__hash__
     # NumPy scalars and arrays defer binary operators to Tensor (as they do to torch's).
     __array_priority__ = 1000
@@ -360,6 +360,27 @@ class Tensor(_TensorBase):
     def view_as(self, other: "Tensor") -> "Tensor":
         _check_other(other, "view_as")
         return self.view(other.shape)
+
+    def as_subclass(self, cls) -> "Tensor":
+        """A ``cls`` instance over self's data: a view of self, attached to its graph. A C tensor
+        comes back to Python as its one object (Note [one Python object per tensor] in
+        csrc/python/pt_python.c), so the instance stays of its class through saved variables,
+        hooks and operators that return their input.
+
+        >>> class Sub(pytensor.Tensor): pass
+        >>> type(pytensor.zeros(2).as_subclass(Sub)).__name__
+        'Sub'
+        """
+        if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+            raise TypeError("Creating a Tensor subclass from a class that does not inherit from "
+                            "Tensor is not possible. Make sure your class inherits from Tensor.")
+        sizes = tuple(self.shape)
+        r = lib.pt_call_view(self._h, len(sizes), _int64s(sizes))
+        if r == _NULL:
+            _fail()
+        out = _TensorBase.__new__(cls)
+        out._h = r  # adopts the new reference and takes the tensor's slot
+        return out
 
     def reshape(self, *shape) -> "Tensor":
         """A view when the strides allow it, else a contiguous copy.

@@ -183,6 +183,7 @@ struct pt_tensor {
     struct pt_autograd_meta *autograd; /* NULL: takes no part in autograd (Note [autograd metadata]) */
     _Atomic(pt_version *) version;     /* shared with views; NULL reads as 0 (Note [version counters]) */
     struct pt_tensor *view_base; /* a view's root base, owned; else NULL (Note [view tracking]) */
+    void *pyobj; /* the Python side's, never read by the core (Note [one Python object per tensor]) */
 };
 
 /* Metadata helpers shared by tensor.c, view.c and the kernels. */

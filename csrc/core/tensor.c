@@ -212,6 +212,7 @@ static pt_status tensor_new(pt_storage *storage, int32_t dtype, int32_t ndim, co
     t->is_inference = pt_inference_mode_on;
     t->math_bits = 0;
     t->autograd = NULL;
+    t->pyobj = NULL;
     atomic_init(&t->version, NULL);
     *out = t;
     return PT_OK;
@@ -331,6 +332,9 @@ void pt_tensor_release(pt_tensor *t)
     dims_free(t);
     pt_cached_object_free(PT_CACHED_TENSOR, t);
 }
+
+void *pt_tensor_pyobj(const pt_tensor *t) { return t->pyobj; }
+void pt_tensor_set_pyobj(pt_tensor *t, void *pyobj) { t->pyobj = pyobj; }
 
 int64_t pt_tensor_refcount(const pt_tensor *t)
 {

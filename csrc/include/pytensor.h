@@ -231,6 +231,14 @@ PT_API pt_status pt_tensor_from_storage(pt_storage *s, int32_t dtype, int32_t nd
 PT_API void pt_tensor_retain(pt_tensor *t);
 PT_API void pt_tensor_release(pt_tensor *t);
 PT_API int64_t pt_tensor_refcount(const pt_tensor *t);
+/* Note [one Python object per tensor]
+ * Each tensor has one pointer-sized slot that belongs to the Python layer: the address of the
+ * live Python object wrapping it (NULL when none; a new tensor starts with NULL). The core never
+ * reads it; the Python layer sets and clears it with the GIL held, so that a tensor handed back to
+ * Python again (a saved variable, a view's base, .grad, an operator returning its input) comes back
+ * as the same object, with its attributes and class (csrc/python/pt_python.c). */
+PT_API void *pt_tensor_pyobj(const pt_tensor *t);
+PT_API void pt_tensor_set_pyobj(pt_tensor *t, void *pyobj);
 PT_API int32_t pt_tensor_ndim(const pt_tensor *t);
 PT_API const int64_t *pt_tensor_sizes(const pt_tensor *t);
 PT_API const int64_t *pt_tensor_strides(const pt_tensor *t);

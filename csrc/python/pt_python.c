@@ -80,18 +80,67 @@ static PyObject *ptpy_fail(void)
     return NULL;
 }
 
-/* A new Tensor object adopting the reference r (NULL: raises the C error). */
+/* Note [one Python object per tensor]
+ * As torch keeps one PyObject per TensorImpl, a C tensor has at most one live Tensor object: the
+ * tensor's slot (pt_tensor_pyobj, pytensor.h) holds the address of the object wrapping it, a
+ * borrowed pointer set when the object adopts the tensor and cleared when the object goes. A C
+ * tensor handed to Python again (a saved variable, a view's base, .grad, an operator returning its
+ * input, a hook's argument) finds its object there and comes back as that object, with its
+ * attributes and its class (a subclass instance stays one); the reference that came with it is
+ * dropped, since the object holds one already. The object owns the C tensor and the slot does not
+ * own the object, so there is no cycle: a Tensor is freed by reference counting as before, and
+ * wrapping a fresh result costs one load of a NULL slot.
+ *  - Objects take the slot when they adopt a tensor: in ptpy_wrap (results, Python's `_wrap`) and
+ *    in the `_h` setter (Tensor.as_subclass makes an instance of a subclass that way).
+ *  - The GIL guards the slot: it is read and written only by code holding it (a C thread of the
+ *    core never touches it), so threads wrapping the same tensor get the same object. Python
+ *    code can still run inside a wrap, when allocating the object starts the cyclic collector
+ *    (finalizers, weak reference callbacks), so the slot is read again after the allocation.
+ *  - An object being deallocated (reference count 0) is still in the slot while its weak
+ *    references' callbacks and its attributes' destructors run, and those may hand the same C
+ *    tensor to Python (another view's ._base): such a call gets a new object, which takes the slot,
+ *    and the dying one clears the slot only if it still holds it.
+ *  - Unlike torch, an object is not kept ("resurrected") when its last Python reference goes while
+ *    C still holds the tensor: a later return makes a new object, without the old attributes. */
+static inline PyObject *ptpy_existing(pt_tensor *r)
+{
+    PyObject *o = (PyObject *)pt_tensor_pyobj(r);
+    return o && Py_REFCNT(o) > 0 ? o : NULL;
+}
+
+/* A new object t (NULL: its allocation failed) adopts the reference r and its `_h` cdata (or NULL)
+ * and takes r's slot, unless the allocation ran Python (the cyclic collector: finalizers, weak
+ * reference callbacks) that gave r an object meanwhile: then that one is returned and t dropped. */
+static PyObject *ptpy_adopt(ptpy_tensor *t, pt_tensor *r, PyObject *cdata)
+{
+    PyObject *o = t ? ptpy_existing(r) : NULL;
+    if (!t || o) {
+        Py_XDECREF(t);
+        pt_tensor_release(r);
+        Py_XINCREF(o);
+        return o;
+    }
+    Py_XINCREF(cdata);
+    t->cdata = cdata;
+    t->ptr = r;
+    pt_tensor_set_pyobj(r, t);
+    return (PyObject *)t;
+}
+
+/* The Tensor object of the reference r: the live one when r has one (Note [one Python object per
+ * tensor]; r's reference is dropped), else a new object adopting r. NULL: raises the C error. */
 static PyObject *ptpy_wrap(pt_tensor *r)
 {
     if (!r) return ptpy_fail();
+    PyObject *o = ptpy_existing(r);
+    if (o) {
+        pt_tensor_release(r);
+        Py_INCREF(o);
+        return o;
+    }
     PyTypeObject *cls = ptpy_tensor_cls ? ptpy_tensor_cls : &ptpy_tensor_type;
     ptpy_tensor *t = (ptpy_tensor *)cls->tp_alloc(cls, 0);
-    if (!t) {
-        pt_tensor_release(r);
-        return NULL;
-    }
-    t->ptr = r;
-    return (PyObject *)t;
+    return ptpy_adopt(t, r, NULL);
 }
 
 /* The result of an operator whose return is its argument `self_obj` written in place: the
@@ -115,6 +164,8 @@ static PyObject *ptpy_wrapped_number(PyObject *o);
 static void ptpy_tensor_dealloc(PyObject *self)
 {
     ptpy_tensor *t = (ptpy_tensor *)self;
+    /* First, before weak reference callbacks can run Python (Note [one Python object per tensor]). */
+    if (t->ptr && pt_tensor_pyobj(t->ptr) == self) pt_tensor_set_pyobj(t->ptr, NULL);
     if (t->weakrefs) PyObject_ClearWeakRefs(self);
     Py_CLEAR(t->cdata);
     pt_tensor *p = t->ptr;
@@ -181,6 +232,10 @@ static int ptpy_tensor_set_h(PyObject *self, PyObject *value, void *closure)
     Py_INCREF(value);
     t->cdata = value;
     t->ptr = (pt_tensor *)p;
+    /* The object takes the tensor's slot unless another live object holds it (Note [one Python
+     * object per tensor]); the slot of the tensor it held is given up. */
+    if (!ptpy_existing(t->ptr)) pt_tensor_set_pyobj(t->ptr, self);
+    if (old && pt_tensor_pyobj(old) == self) pt_tensor_set_pyobj(old, NULL);
     Py_XDECREF(old_cdata);
     if (old) pt_tensor_release(old);
     return 0;

@@ -447,18 +447,29 @@ static PyObject *ptpy_wrapped_number_py(PyObject *module, PyObject *v)
     Py_RETURN_NONE;
 }
 
-/* _wrap(p): a Tensor adopting the new reference p (a 'pt_tensor *' cdata). */
+/* _wrap(p): the Tensor of the new reference p (a 'pt_tensor *' cdata): the tensor's live object
+ * (p's reference dropped) or a new one adopting p (Note [one Python object per tensor]). */
 static PyObject *ptpy_wrap_cdata(PyObject *module, PyObject *p)
 {
     (void)module;
-    PyTypeObject *cls = ptpy_tensor_cls ? ptpy_tensor_cls : &ptpy_tensor_type;
-    PyObject *t = cls->tp_alloc(cls, 0);
-    if (!t) return NULL;
-    if (ptpy_tensor_set_h(t, p, NULL) != 0) {
-        Py_DECREF(t);
+    if (!ptpy_tensor_ctype) {
+        PyErr_SetString(PyExc_RuntimeError, "_wrap: pytensor._C is not set up yet");
         return NULL;
     }
-    return t;
+    pt_tensor *r = (pt_tensor *)_cffi_to_c_pointer(p, (struct _cffi_ctypedescr *)ptpy_tensor_ctype);
+    if (!r) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "_wrap: expected a non-NULL 'pt_tensor *'");
+        return NULL;
+    }
+    PyObject *o = ptpy_existing(r);
+    if (o) {
+        pt_tensor_release(r);
+        Py_INCREF(o);
+        return o;
+    }
+    PyTypeObject *cls = ptpy_tensor_cls ? ptpy_tensor_cls : &ptpy_tensor_type;
+    return ptpy_adopt((ptpy_tensor *)cls->tp_alloc(cls, 0), r, p); /* p kept as its `_h` */
 }
 
 static PyObject *ptpy_has_thunk(PyObject *module, PyObject *ident)

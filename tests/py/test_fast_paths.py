@@ -537,7 +537,7 @@ def test_python_kernels_returning_an_argument_or_a_subclass(plain_op):
     x = pytensor.ones(2)
     defs.impl("two", lambda a, b: a, "CPU")
     r = op(x, x)
-    assert r.tolist() == [1.0, 1.0] and r is not x and r._h == x._h
+    assert r.tolist() == [1.0, 1.0] and r is x  # one object per C tensor
     import pytensor.library as L
     lib2 = L.Library(op._ns, "IMPL")
     try:
