@@ -52,8 +52,12 @@ typedef double uvec_f64 __attribute__((vector_size(32), aligned(8)));
 #define ALWAYS_INLINE inline __attribute__((always_inline))
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 
+/* The tile of the last R rows of a block (panel_*'s names in scope). */
+#define EDGE_TILE(SUF, R)                                                                          \
+    case R: tile_##SUF(g, sliver, panel, kc, MIN(MR, R), nv, i0 + i, R, j, cols, first); break;
+
 #define GEMM_MEDIUM_KERNELS(SUF, T)                                                                \
-    enum { L_##SUF = (int)(sizeof(vec_##SUF) / sizeof(T)), NR_##SUF = NV * L_##SUF };               \
+    enum { L_##SUF = (int)(sizeof(vec_##SUF) / sizeof(T)), NR_##SUF = NV * L_##SUF };              \
                                                                                                    \
     static void pack_a_##SUF(const pt_gemm *g, void *apv, int64_t i0, int64_t mc, int64_t p0,      \
                              int64_t kc)                                                           \
@@ -104,37 +108,41 @@ typedef double uvec_f64 __attribute__((vector_size(32), aligned(8)));
         }                                                                                          \
     }                                                                                              \
                                                                                                    \
-    /* One tile: C's rows [i, i + rows) by columns [j, j + cols) from a sliver and a panel. */     \
+    /* One tile: C's rows [i, i + rows) by columns [j, j + cols) from a sliver and a panel, with  \
+     * mr rows and nv vectors of accumulators (constants where this is inlined: the edges of C    \
+     * take smaller tiles rather than multiply the packed zeros). */                              \
     static ALWAYS_INLINE void tile_##SUF(const pt_gemm *g, const T *ap, const T *bp, int64_t kc,   \
-                                         int64_t i, int64_t rows, int64_t j, int64_t cols,         \
-                                         bool first)                                               \
+                                         int mr, int nv, int64_t i, int64_t rows, int64_t j,       \
+                                         int64_t cols, bool first)                                 \
     {                                                                                              \
         const int64_t rsc = g->rsc, csc = g->csc;                                                  \
         T *c = (T *)g->c + i * rsc + j * csc;                                                      \
-        for (int r = 0; r < MR; r++) __builtin_prefetch(c + MIN(r, rows - 1) * rsc, 1, 3);         \
+        for (int r = 0; r < mr; r++) __builtin_prefetch(c + MIN(r, rows - 1) * rsc, 1, 3);         \
         vec_##SUF acc[MR][NV];                                                                     \
         for (int r = 0; r < MR; r++)                                                               \
             for (int v = 0; v < NV; v++) acc[r][v] = (vec_##SUF){0};                               \
         _Pragma("GCC unroll 4") for (int64_t p = 0; p < kc; p++) {                                 \
             vec_##SUF bv[NV];                                                                      \
-            for (int v = 0; v < NV; v++)                                                           \
+            for (int v = 0; v < nv; v++)                                                           \
                 bv[v] = *(const vec_##SUF *)(bp + p * NR_##SUF + v * L_##SUF);                     \
-            for (int r = 0; r < MR; r++) {                                                         \
+            for (int r = 0; r < mr; r++) {                                                         \
                 const vec_##SUF av = SPLAT_##SUF(ap[p * MR + r]);                                  \
-                for (int v = 0; v < NV; v++) acc[r][v] = FMA_##SUF(av, bv[v], acc[r][v]);          \
+                for (int v = 0; v < nv; v++) acc[r][v] = FMA_##SUF(av, bv[v], acc[r][v]);          \
             }                                                                                      \
         }                                                                                          \
         const T alpha = *(const T *)g->alpha.bytes, beta = *(const T *)g->beta.bytes;              \
         const bool read = !first || !g->beta_zero;                                                 \
         const T scale = first ? beta : (T)1;                                                       \
-        if (rows == MR && cols == NR_##SUF && csc == 1) {                                          \
-            for (int r = 0; r < MR; r++)                                                           \
-                for (int v = 0; v < NV; v++) {                                                     \
+        if (cols == nv * L_##SUF && csc == 1) {                                                    \
+            for (int r = 0; r < mr; r++) {                                                         \
+                if (r >= rows) break;                                                              \
+                for (int v = 0; v < nv; v++) {                                                     \
                     uvec_##SUF *cp = (uvec_##SUF *)(c + r * rsc + v * L_##SUF);                    \
                     vec_##SUF x = acc[r][v] * alpha;                                               \
                     if (read) x = cp[0] * scale + x;                                               \
                     cp[0] = x;                                                                     \
                 }                                                                                  \
+            }                                                                                      \
             return;                                                                                \
         }                                                                                          \
         T out[MR][NR_##SUF];                                                                       \
@@ -146,18 +154,35 @@ typedef double uvec_f64 __attribute__((vector_size(32), aligned(8)));
             }                                                                                      \
     }                                                                                              \
                                                                                                    \
+    /* The tiles of one panel: whole slivers, then the last one's rows, each count its own tile. */\
+    static ALWAYS_INLINE void panel_##SUF(const pt_gemm *g, const T *ap, const T *panel,           \
+                                          int64_t kc, int nv, int64_t i0, int64_t mc, int64_t j,   \
+                                          int64_t cols, bool first)                                \
+    {                                                                                              \
+        int64_t i = 0;                                                                             \
+        for (; i + MR <= mc; i += MR)                                                              \
+            tile_##SUF(g, ap + i * kc, panel, kc, MR, nv, i0 + i, MR, j, cols, first);             \
+        const T *sliver = ap + i * kc;                                                             \
+        switch (mc - i) {                                                                          \
+        EDGE_TILE(SUF, 5)                                                                          \
+        EDGE_TILE(SUF, 4)                                                                          \
+        EDGE_TILE(SUF, 3)                                                                          \
+        EDGE_TILE(SUF, 2)                                                                          \
+        EDGE_TILE(SUF, 1)                                                                          \
+        default: break;                                                                            \
+        }                                                                                          \
+    }                                                                                              \
+                                                                                                   \
     static void block_##SUF(const pt_gemm *g, const void *apv, const void *bpv, int64_t i0,        \
                             int64_t mc, int64_t j0, int64_t nc, int64_t kc, bool first)            \
     {                                                                                              \
         const T *ap = (const T *)apv, *bp = (const T *)bpv;                                        \
         for (int64_t j = 0; j < nc; j += NR_##SUF) {                                               \
-            const T *panel = bp + j * kc;                                                          \
             int64_t cols = MIN(NR_##SUF, nc - j);                                                  \
-            for (int64_t i = 0; i < mc; i += MR) {                                                 \
-                const T *sliver = ap + i * kc;                                                     \
-                int64_t rows = MIN(MR, mc - i);                                                    \
-                tile_##SUF(g, sliver, panel, kc, i0 + i, rows, j0 + j, cols, first);               \
-            }                                                                                      \
+            if (cols > L_##SUF)                                                                    \
+                panel_##SUF(g, ap, bp + j * kc, kc, NV, i0, mc, j0 + j, cols, first);              \
+            else /* a narrow last panel: one vector of its columns */                              \
+                panel_##SUF(g, ap, bp + j * kc, kc, 1, i0, mc, j0 + j, cols, first);               \
         }                                                                                          \
     }
 
