@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "iter.h"
+#include "gemm_medium.h"
 #include "gemm_small.h"
 #include "linalg_internal.h"
 
@@ -230,13 +231,14 @@ static char *batch_ptr(const pt_tensor *t, int64_t flat)
     return (char *)pt_tensor_data(t) + off * pt_dtype_itemsize(t->dtype);
 }
 
-enum { KERNEL_BACKEND, KERNEL_SMALL, KERNEL_SPLIT };
+enum { KERNEL_BACKEND, KERNEL_SMALL, KERNEL_MEDIUM, KERNEL_SPLIT };
 
 /* One matrix of the batch on the kernel chosen for its shape. */
 static pt_status gemm_one(const pt_gemm *g, int kernel)
 {
     switch (kernel) {
     case KERNEL_SMALL: return pt_gemm_small(g);
+    case KERNEL_MEDIUM: return pt_gemm_medium(g);
     case KERNEL_SPLIT: return pt_gemm_split(g, g->threads);
     default: return pt_blas_gemm(g);
     }
@@ -248,14 +250,15 @@ static pt_status run_batch(pt_tensor *c, const pt_tensor *a, const pt_tensor *b,
     int64_t count = 1;
     for (int32_t d = 0; d < n - 2; d++) count *= c->sizes[d];
     int64_t work = g.m * g.n * g.k;
-    bool small = pt_gemm_small_serves(&g);
-    int64_t grain = small ? SMALL_GRAIN : GEMM_GRAIN;
+    bool small = pt_gemm_small_serves(&g), medium = !small && pt_gemm_medium_serves(&g);
+    int64_t grain = small ? SMALL_GRAIN : medium ? SPLIT_GRAIN : GEMM_GRAIN;
     int32_t avail = max_threads(), threads = gemm_threads(avail, count * work, grain);
     bool split = count > 1 && threads > 1 &&
-                 (work < PER_CALL_WORK || small || count % threads == 0 || count >= 4 * threads);
+                 (work < PER_CALL_WORK || small || medium || count % threads == 0 ||
+                  count >= 4 * threads);
     g.threads = split ? 1 : gemm_threads(threads, work, grain);
-    int kernel = small ? KERNEL_SMALL : KERNEL_BACKEND;
-    if (!small && !split && work <= SPLIT_MAX) {
+    int kernel = small ? KERNEL_SMALL : medium ? KERNEL_MEDIUM : KERNEL_BACKEND;
+    if (!small && !medium && !split && work <= SPLIT_MAX) {
         int32_t parts = gemm_threads(avail, work, SPLIT_GRAIN);
         if (pt_gemm_split_serves(&g, parts)) {
             kernel = KERNEL_SPLIT;

@@ -1,0 +1,204 @@
+/* gemm_medium_kernels.c - the medium matrix product's kernels (gemm_medium.h), compiled once per
+ * CPU capability (cpu_kernel.h): A and B packed into blocks of slivers and panels, and the
+ * macro-kernel that runs an MR x NR register tile over each (sliver, panel) pair of a block.
+ *
+ * The tile is the small kernel's shape (cpu/gemm_kernels.c): per step of k, NV vectors of the
+ * packed B row and MR elements of the packed A sliver, each broadcast and multiplied into the NV
+ * vectors; 6 x 16 float32 and 6 x 8 float64 on AVX2 (12 accumulators, 15 of the 16 registers).
+ * Unlike the small kernel's, both operands are read from the packed blocks, so the broadcasts
+ * stream from one contiguous sliver whatever A's layout, and the depth is bounded by the block's
+ * kc: the panel (kc x NR) stays in L1 while the slivers of the A block stream past it from L2. C
+ * is read and written once per tile and block of depth, with alpha applied there.
+ *
+ * The vectors are GCC's generic 32-byte vectors: the default build splits them into SSE halves
+ * (MR = 2, so that its 16 registers hold the tile), and the AVX-512 build compiles the AVX2 shape
+ * but does not serve (BLIS's AVX-512 kernels stay; Note [medium products]).
+ */
+#include "cpu_kernel.h"
+
+#include <string.h>
+
+#include "gemm_medium.h"
+
+#if defined(__FMA__)
+#include <immintrin.h>
+#define FMA_f32(a, b, c) _mm256_fmadd_ps((a), (b), (c))
+#define FMA_f64(a, b, c) _mm256_fmadd_pd((a), (b), (c))
+#else
+#define FMA_f32(a, b, c) ((a) * (b) + (c))
+#define FMA_f64(a, b, c) ((a) * (b) + (c))
+#endif
+#define SPLAT_f32(x) ((vec_f32){(x), (x), (x), (x), (x), (x), (x), (x)})
+#define SPLAT_f64(x) ((vec_f64){(x), (x), (x), (x)})
+
+#if defined(__AVX__)
+enum { MR = 6 };
+#else
+enum { MR = 2 };
+#endif
+enum { NV = 2 }; /* vectors per row of a tile */
+
+#if defined(PT_CPU_CAP_AVX512)
+#define MEDIUM_SERVES false
+#else
+#define MEDIUM_SERVES true
+#endif
+
+typedef float vec_f32 __attribute__((vector_size(32)));
+typedef float uvec_f32 __attribute__((vector_size(32), aligned(4)));
+typedef double vec_f64 __attribute__((vector_size(32)));
+typedef double uvec_f64 __attribute__((vector_size(32), aligned(8)));
+
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+
+/* The tile of the last R rows of a block (panel_*'s names in scope). */
+#define EDGE_TILE(SUF, R)                                                                          \
+    case R: tile_##SUF(g, sliver, panel, kc, MIN(MR, R), nv, i0 + i, R, j, cols, first); break;
+
+#define GEMM_MEDIUM_KERNELS(SUF, T)                                                                \
+    enum { L_##SUF = (int)(sizeof(vec_##SUF) / sizeof(T)), NR_##SUF = NV * L_##SUF };              \
+                                                                                                   \
+    static void pack_a_##SUF(const pt_gemm *g, void *apv, int64_t i0, int64_t mc, int64_t p0,      \
+                             int64_t kc)                                                           \
+    {                                                                                              \
+        const int64_t rsa = g->rsa, csa = g->csa;                                                  \
+        const T *a = (const T *)g->a + i0 * rsa + p0 * csa;                                        \
+        T *dst = (T *)apv;                                                                         \
+        for (int64_t s = 0; s < mc; s += MR, dst += kc * MR) {                                     \
+            const T *as = a + s * rsa;                                                             \
+            int64_t rows = MIN(MR, mc - s);                                                        \
+            if (rows == MR && rsa == 1) {                                                          \
+                for (int64_t p = 0; p < kc; p++)                                                   \
+                    for (int r = 0; r < MR; r++) dst[p * MR + r] = as[p * csa + r];                \
+            } else if (rows == MR && csa == 1) {                                                   \
+                for (int64_t p = 0; p < kc; p++)                                                   \
+                    for (int r = 0; r < MR; r++) dst[p * MR + r] = as[r * rsa + p];                \
+            } else {                                                                               \
+                for (int64_t p = 0; p < kc; p++)                                                   \
+                    for (int r = 0; r < MR; r++)                                                   \
+                        dst[p * MR + r] = r < rows ? as[r * rsa + p * csa] : (T)0;                 \
+            }                                                                                      \
+        }                                                                                          \
+    }                                                                                              \
+                                                                                                   \
+    static void pack_b_##SUF(const pt_gemm *g, void *bpv, int64_t p0, int64_t kc, int64_t j0,      \
+                             int64_t nc)                                                           \
+    {                                                                                              \
+        const int64_t rsb = g->rsb, csb = g->csb;                                                  \
+        const T *b = (const T *)g->b + p0 * rsb + j0 * csb;                                        \
+        T *dst = (T *)bpv;                                                                         \
+        for (int64_t j = 0; j < nc; j += NR_##SUF, dst += kc * NR_##SUF) {                         \
+            const T *bj = b + j * csb;                                                             \
+            int64_t cols = MIN(NR_##SUF, nc - j);                                                  \
+            if (cols == NR_##SUF && csb == 1) {                                                    \
+                for (int64_t p = 0; p < kc; p++)                                                   \
+                    for (int v = 0; v < NV; v++)                                                   \
+                        *(vec_##SUF *)(dst + p * NR_##SUF + v * L_##SUF) =                         \
+                            *(const uvec_##SUF *)(bj + p * rsb + v * L_##SUF);                     \
+            } else if (cols == NR_##SUF && rsb == 1) {                                             \
+                for (int64_t p = 0; p < kc; p++)                                                   \
+                    for (int jj = 0; jj < NR_##SUF; jj++)                                          \
+                        dst[p * NR_##SUF + jj] = bj[jj * csb + p];                                 \
+            } else {                                                                               \
+                for (int64_t p = 0; p < kc; p++)                                                   \
+                    for (int jj = 0; jj < NR_##SUF; jj++)                                          \
+                        dst[p * NR_##SUF + jj] = jj < cols ? bj[jj * csb + p * rsb] : (T)0;        \
+            }                                                                                      \
+        }                                                                                          \
+    }                                                                                              \
+                                                                                                   \
+    /* One tile: C's rows [i, i + rows) by columns [j, j + cols) from a sliver and a panel, with  \
+     * mr rows and nv vectors of accumulators (constants where this is inlined: the edges of C    \
+     * take smaller tiles rather than multiply the packed zeros). */                              \
+    static ALWAYS_INLINE void tile_##SUF(const pt_gemm *g, const T *ap, const T *bp, int64_t kc,   \
+                                         int mr, int nv, int64_t i, int64_t rows, int64_t j,       \
+                                         int64_t cols, bool first)                                 \
+    {                                                                                              \
+        const int64_t rsc = g->rsc, csc = g->csc;                                                  \
+        T *c = (T *)g->c + i * rsc + j * csc;                                                      \
+        for (int r = 0; r < mr; r++) __builtin_prefetch(c + MIN(r, rows - 1) * rsc, 1, 3);         \
+        vec_##SUF acc[MR][NV];                                                                     \
+        for (int r = 0; r < MR; r++)                                                               \
+            for (int v = 0; v < NV; v++) acc[r][v] = (vec_##SUF){0};                               \
+        _Pragma("GCC unroll 4") for (int64_t p = 0; p < kc; p++) {                                 \
+            vec_##SUF bv[NV];                                                                      \
+            for (int v = 0; v < nv; v++)                                                           \
+                bv[v] = *(const vec_##SUF *)(bp + p * NR_##SUF + v * L_##SUF);                     \
+            for (int r = 0; r < mr; r++) {                                                         \
+                const vec_##SUF av = SPLAT_##SUF(ap[p * MR + r]);                                  \
+                for (int v = 0; v < nv; v++) acc[r][v] = FMA_##SUF(av, bv[v], acc[r][v]);          \
+            }                                                                                      \
+        }                                                                                          \
+        const T alpha = *(const T *)g->alpha.bytes, beta = *(const T *)g->beta.bytes;              \
+        const bool read = !first || !g->beta_zero;                                                 \
+        const T scale = first ? beta : (T)1;                                                       \
+        if (cols == nv * L_##SUF && csc == 1) {                                                    \
+            for (int r = 0; r < mr; r++) {                                                         \
+                if (r >= rows) break;                                                              \
+                for (int v = 0; v < nv; v++) {                                                     \
+                    uvec_##SUF *cp = (uvec_##SUF *)(c + r * rsc + v * L_##SUF);                    \
+                    vec_##SUF x = acc[r][v] * alpha;                                               \
+                    if (read) x = cp[0] * scale + x;                                               \
+                    cp[0] = x;                                                                     \
+                }                                                                                  \
+            }                                                                                      \
+            return;                                                                                \
+        }                                                                                          \
+        T out[MR][NR_##SUF];                                                                       \
+        memcpy(out, acc, sizeof out);                                                              \
+        for (int64_t r = 0; r < rows; r++)                                                         \
+            for (int64_t jj = 0; jj < cols; jj++) {                                                \
+                T *cc = c + r * rsc + jj * csc;                                                    \
+                *cc = read ? scale * *cc + alpha * out[r][jj] : alpha * out[r][jj];                \
+            }                                                                                      \
+    }                                                                                              \
+                                                                                                   \
+    /* The tiles of one panel: whole slivers, then the last one's rows, each count its own tile. */\
+    static ALWAYS_INLINE void panel_##SUF(const pt_gemm *g, const T *ap, const T *panel,           \
+                                          int64_t kc, int nv, int64_t i0, int64_t mc, int64_t j,   \
+                                          int64_t cols, bool first)                                \
+    {                                                                                              \
+        int64_t i = 0;                                                                             \
+        for (; i + MR <= mc; i += MR)                                                              \
+            tile_##SUF(g, ap + i * kc, panel, kc, MR, nv, i0 + i, MR, j, cols, first);             \
+        const T *sliver = ap + i * kc;                                                             \
+        switch (mc - i) {                                                                          \
+        EDGE_TILE(SUF, 5)                                                                          \
+        EDGE_TILE(SUF, 4)                                                                          \
+        EDGE_TILE(SUF, 3)                                                                          \
+        EDGE_TILE(SUF, 2)                                                                          \
+        EDGE_TILE(SUF, 1)                                                                          \
+        default: break;                                                                            \
+        }                                                                                          \
+    }                                                                                              \
+                                                                                                   \
+    static void block_##SUF(const pt_gemm *g, const void *apv, const void *bpv, int64_t i0,        \
+                            int64_t mc, int64_t j0, int64_t nc, int64_t kc, bool first)            \
+    {                                                                                              \
+        const T *ap = (const T *)apv, *bp = (const T *)bpv;                                        \
+        for (int64_t j = 0; j < nc; j += NR_##SUF) {                                               \
+            int64_t cols = MIN(NR_##SUF, nc - j);                                                  \
+            if (cols > L_##SUF)                                                                    \
+                panel_##SUF(g, ap, bp + j * kc, kc, NV, i0, mc, j0 + j, cols, first);              \
+            else /* a narrow last panel: one vector of its columns */                              \
+                panel_##SUF(g, ap, bp + j * kc, kc, 1, i0, mc, j0 + j, cols, first);               \
+        }                                                                                          \
+    }
+
+GEMM_MEDIUM_KERNELS(f32, float)
+GEMM_MEDIUM_KERNELS(f64, double)
+
+/* Block sizes: a B panel of kc rows (16 KiB of float32 at kc = 256) stays in L1, an A block of mc
+ * x kc (144 KiB) in L2, a B block of kc x nc in L3. */
+PT_CPU_KERNELS_DEFINE(gemm_medium, pt_gemm_medium_table) = {
+    .serves = MEDIUM_SERVES,
+    .mr = {[PT_GEMM_MEDIUM_F32] = MR, [PT_GEMM_MEDIUM_F64] = MR},
+    .nr = {[PT_GEMM_MEDIUM_F32] = NR_f32, [PT_GEMM_MEDIUM_F64] = NR_f64},
+    .mc = {[PT_GEMM_MEDIUM_F32] = 144, [PT_GEMM_MEDIUM_F64] = 72},
+    .kc = {[PT_GEMM_MEDIUM_F32] = 256, [PT_GEMM_MEDIUM_F64] = 256},
+    .nc = {[PT_GEMM_MEDIUM_F32] = 3072, [PT_GEMM_MEDIUM_F64] = 1536},
+    .pack_a = {[PT_GEMM_MEDIUM_F32] = pack_a_f32, [PT_GEMM_MEDIUM_F64] = pack_a_f64},
+    .pack_b = {[PT_GEMM_MEDIUM_F32] = pack_b_f32, [PT_GEMM_MEDIUM_F64] = pack_b_f64},
+    .block = {[PT_GEMM_MEDIUM_F32] = block_f32, [PT_GEMM_MEDIUM_F64] = block_f64},
+};
