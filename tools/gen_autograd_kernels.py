@@ -30,7 +30,8 @@ COMPLEX_DIFFERENTIABLE = frozenset("""
     sqrt rsqrt sin cos tan asin acos atan sinh cosh tanh sigmoid sgn
     sum mean prod cumsum cumprod logsumexp std_mean var_mean linalg_vector_norm
     mm bmm addmm baddbmm addmv mv dot vdot outer ger matmul linalg_cross cross
-    view reshape flatten t transpose permute expand squeeze unsqueeze select slice narrow flip
+    view _unsafe_view reshape flatten t transpose permute expand squeeze unsqueeze select slice
+    narrow flip rsub
     tril triu clone contiguous _to_copy to roll repeat tile unfold normal uniform
     index_select gather take masked_select masked_fill where scatter scatter_add index index_put
     cat stack fill zero copy
