@@ -252,15 +252,27 @@ typedef struct {
     pt_node base;
     geometry in;  /* the base */
     geometry out; /* the view */
+    int32_t view_bits; /* the math bits the view has over its base's (Note [math bits]) */
 } as_strided_node;
 
 static pt_status as_strided_apply(pt_node *self, pt_tensor *const *grads, pt_tensor **outs)
 {
     as_strided_node *n = (as_strided_node *)self;
     if (!grads[0] || !pt_node_needs_output(self, 0)) return PT_OK;
-    outs[0] = pt_ag_as_strided_backward(grads[0], n->in.ndim, n->in.sizes, n->in.strides,
+    /* a conjugated (negated) view passes its gradient on conjugated (negated), as _conj and
+       _neg_view do */
+    pt_tensor *g = grads[0], *flipped = NULL;
+    if (n->view_bits & PT_MATH_BIT_CONJ) g = flipped = pt_call_conj(g);
+    if (g && (n->view_bits & PT_MATH_BIT_NEG)) {
+        g = pt_call_neg(g);
+        pt_tensor_release(flipped);
+        flipped = g;
+    }
+    if (!g) return pt_error_code();
+    outs[0] = pt_ag_as_strided_backward(g, n->in.ndim, n->in.sizes, n->in.strides,
                                         n->in.offset, n->out.ndim, n->out.sizes, n->out.strides,
                                         n->out.offset);
+    pt_tensor_release(flipped);
     return outs[0] ? PT_OK : pt_error_code();
 }
 
@@ -296,6 +308,7 @@ static pt_status as_strided_node_new(const pt_tensor *view, const pt_tensor *bas
     PT_TRY(pt_node_new(sizeof *n, &as_strided_vt, 1, 1, (pt_node **)&n));
     pt_status st = geometry_of(base, &n->in);
     if (st == PT_OK) st = geometry_of(view, &n->out);
+    n->view_bits = view->math_bits ^ base->math_bits;
     if (st == PT_OK) st = pt_gradient_edge(base, &n->base.next[0]);
     if (st != PT_OK) {
         pt_node_release(&n->base);

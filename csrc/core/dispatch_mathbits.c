@@ -64,7 +64,15 @@ typedef struct swaps {
     bool written[MAX_SWAPS];
     int32_t nlists;
     pt_tensor **lists[MAX_SWAPS]; /* owned arrays that replaced Tensor[] arguments */
+    pt_ivalue *list_args[MAX_SWAPS];
+    pt_tensor *const *list_originals[MAX_SWAPS];
 } swaps;
+
+/* Puts the caller's arguments back (a failure before the call). */
+static void swaps_undo(swaps *w)
+{
+    for (int32_t i = 0; i < w->nlists; i++) w->list_args[i]->tensors = w->list_originals[i];
+}
 
 static void swaps_free(swaps *w)
 {
@@ -101,7 +109,9 @@ static pt_status swap_list(const pt_op *op, pt_ivalue *v, int32_t bit, swaps *w)
     pt_tensor **list = malloc(sizeof *list * (size_t)v->len);
     if (!list) return PT_ERROR(PT_ERR_MEMORY, "%s: out of memory", pt_op_name(op));
     memcpy(list, v->tensors, sizeof *list * (size_t)v->len);
-    w->lists[w->nlists++] = list;
+    w->lists[w->nlists] = list;
+    w->list_args[w->nlists] = v;
+    w->list_originals[w->nlists++] = v->tensors;
     v->tensors = list;
     for (int64_t i = 0; i < v->len; i++)
         if (list[i] && (list[i]->math_bits & bit)) PT_TRY(swap_in(op, &list[i], bit, false, w));
@@ -151,9 +161,24 @@ static pt_status mathbits_fallback(const pt_op *op, int32_t key, uint64_t keyset
         else if (v->tag == PT_IV_TENSOR_LIST || v->tag == PT_IV_OPT_TENSOR_LIST)
             st = swap_list(op, v, bit, &w);
     }
-    if (st == PT_OK) st = pt_dispatch_redispatch(op, key, keyset, stack);
-    if (st == PT_OK) st = write_back(stack, base, pt_schema_num_returns(s), &w);
-    if (st != PT_OK && stack->size > base) stack->size = base;
+    if (st != PT_OK) {
+        for (int32_t i = 0; i < w.n; i++) /* the single tensors go back in place too */
+            for (int32_t j = 0; j < nargs; j++)
+                if (args[j].tag == PT_IV_TENSOR && args[j].t == w.copy[i])
+                    args[j].t = w.original[i];
+        swaps_undo(&w);
+        swaps_free(&w);
+        return st;
+    }
+    st = pt_dispatch_redispatch(op, key, keyset, stack);
+    if (st == PT_OK) {
+        st = write_back(stack, base, pt_schema_num_returns(s), &w);
+        if (st != PT_OK) { /* the results are owned: drop them, the caller's values stay */
+            pt_stack results = {stack->items + base, stack->size - base, stack->capacity - base};
+            pt_stack_clear(&results);
+            stack->size = base;
+        }
+    }
     swaps_free(&w);
     return st;
 }

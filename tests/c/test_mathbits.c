@@ -86,3 +86,38 @@ PT_TEST(mathbits_fallback_reads_values_and_writes_back)
     pt_tensor_release(c);
     pt_tensor_release(z);
 }
+
+/* mm takes A's conjugate bit as BLIS's conj flag (Note [conjugate operands] in linalg_run.c); a
+ * conjugated B is resolved, a conjugated out= gets the values conjugated back. */
+PT_TEST(mathbits_products_read_the_conjugate_bit)
+{
+    const int64_t sizes[2] = {2, 2};
+    pt_tensor *a = NULL, *eye = NULL, *out = NULL;
+    CHECK_OK(pt_tensor_empty(2, sizes, PT_COMPLEX128, cpu, &a));
+    CHECK_OK(pt_tensor_empty(2, sizes, PT_COMPLEX128, cpu, &eye));
+    CHECK_OK(pt_tensor_empty(2, sizes, PT_COMPLEX128, cpu, &out));
+    double *pa = pt_tensor_data(a), *pe = pt_tensor_data(eye);
+    for (int k = 0; k < 8; k++) pa[k] = (double)(k + 1), pe[k] = 0.0;
+    pe[0] = pe[6] = 1.0;
+    pt_tensor *ca = pt_call__conj(a), *ce = pt_call__conj(eye), *co = pt_call__conj(out);
+    CHECK(ca && ce && co);
+    pt_tensor *r = pt_call_mm(ca, eye); /* conj(A) */
+    CHECK(r && pt_tensor_math_bits(r) == 0);
+    const double *pr = pt_tensor_data(r);
+    CHECK(pr[0] == 1.0 && pr[1] == -2.0 && pr[7] == -8.0);
+    pt_tensor *r2 = pt_call_mm(eye, ca); /* the same, with the bit on B */
+    CHECK(r2 && ((const double *)pt_tensor_data(r2))[3] == -4.0);
+    pt_tensor *r3 = pt_call_mm_out(ca, ce, co); /* out's values conj(A): stored A */
+    CHECK(r3 == co);
+    const double *po = pt_tensor_data(out);
+    CHECK(po[0] == 1.0 && po[1] == 2.0 && po[7] == 8.0);
+    pt_tensor_release(r3);
+    pt_tensor_release(r2);
+    pt_tensor_release(r);
+    pt_tensor_release(co);
+    pt_tensor_release(ce);
+    pt_tensor_release(ca);
+    pt_tensor_release(out);
+    pt_tensor_release(eye);
+    pt_tensor_release(a);
+}

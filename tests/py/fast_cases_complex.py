@@ -16,7 +16,10 @@ def _r(*shape):
 
 CASES = {
     "conj": (lambda: (_z(2, 3),), ""),
-    "resolve_conj": (lambda: (_z(2, 3),), ""),
+    "_conj": (lambda: (_z(2, 3),), ""),
+    "resolve_conj": (lambda: (_z(2, 3).conj(),), ""),
+    "_neg_view": (lambda: (_r(2, 3),), ""),
+    "resolve_neg": (lambda: (_r(2, 3)._neg_view(),), ""),
     "conj_physical": (lambda: (_z(2, 3).t(),), ""),
     "_conj_physical": (lambda: (_z(3, dtype=pytensor.complex128),), ""),
     "conj_physical_": (lambda: (_z(2, 3),), "inplace"),

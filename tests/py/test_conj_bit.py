@@ -395,3 +395,16 @@ def test_version_counter_through_conj_view():
     assert x._version == c._version == v + 1  # one write, one bump, as in torch
     c[0] = 3j
     assert x._version == v + 2
+
+
+def test_stale_conj_view_regenerates_a_conjugating_history():
+    a, _ = _z((2,))
+    w = pytensor.tensor([1j, 2.0])
+    x = pytensor.tensor(a).requires_grad_()
+    y = x * 1
+    c = y.conj()
+    y.mul_(2)  # c's history goes stale and is regenerated from y's
+    (c * w).sum().abs().backward()
+    x2 = pytensor.tensor(a).requires_grad_()
+    ((x2 * 2).conj() * w).sum().abs().backward()
+    np.testing.assert_allclose(_vals(x.grad), _vals(x2.grad), rtol=1e-12)
