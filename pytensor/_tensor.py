@@ -444,6 +444,8 @@ class Tensor(_TensorBase):
         """
         if dim is None:
             return _ret(lib.pt_call_squeeze(self._h))
+        if type(dim) is int and -(1 << 63) <= dim < (1 << 63):  # squeeze.dim, as torch resolves it
+            return _ret(lib.pt_call_squeeze_dim(self._h, dim))
         dims = _size_args((dim,), "squeeze", "dim")
         if not dims:
             return self._alias()

@@ -244,3 +244,84 @@ pt_status pt_native_matmul_autograd(const pt_tensor *self, const pt_tensor *othe
                         (int)self->ndim, (int)other->ndim);
     return matmul_decomposed(self, other, ret);
 }
+
+/* ---------------------------------------------------------------- cdist */
+/* Note [cdist's euclidean path]
+ * PyTorch's cdist computes p=2 distances by matrix products (_euclidean_dist, whose node is
+ * EuclideanDistBackward0) when asked to (compute_mode 1) or by default when either operand has
+ * more than 25 rows, and views the result in the output's shape (ViewBackward0); every other
+ * call, and any with an empty operand, is _cdist_forward (CdistBackward0). Batched operands are
+ * expanded to the broadcast batch and flattened to 3-D first. Calls that record nothing keep
+ * cdist's kernel. */
+static bool euclidean_path(const pt_tensor *x1, const pt_tensor *x2, double p,
+                           const int64_t *mode)
+{
+    if (x1->ndim < 2 || x2->ndim < 2 || p != 2.0) return false;
+    if (pt_tensor_numel(x1) == 0 || pt_tensor_numel(x2) == 0) return false;
+    const int64_t m = mode ? *mode : 0;
+    return m == 1 || (m == 0 && (x1->sizes[x1->ndim - 2] > 25 || x2->sizes[x2->ndim - 2] > 25));
+}
+
+/* x expanded to batch + its last two sizes and flattened to (count, rows, cols). */
+static pt_tensor *batch_flat(const pt_tensor *x, int32_t nbatch, const int64_t *batch,
+                             int64_t count)
+{
+    int64_t sizes[PT_MAX_DIMS + 2];
+    memcpy(sizes, batch, (size_t)nbatch * sizeof *sizes);
+    sizes[nbatch] = x->sizes[x->ndim - 2];
+    sizes[nbatch + 1] = x->sizes[x->ndim - 1];
+    const int64_t flat[3] = {count, sizes[nbatch], sizes[nbatch + 1]};
+    pt_tensor *r = NULL;
+    if (!step(&r, pt_call_expand(x, nbatch + 2, sizes, 0))) return NULL;
+    step(&r, pt_call_reshape(r, 3, flat));
+    return r;
+}
+
+static pt_status cdist_euclidean(const pt_tensor *x1, const pt_tensor *x2, pt_tensor **ret)
+{
+    int64_t batch[PT_MAX_DIMS + 2];
+    int32_t nbatch = 0;
+    PT_TRY(pt_broadcast_sizes(x1->ndim - 2, x1->sizes, x2->ndim - 2, x2->sizes, &nbatch, batch));
+    const int64_t count = product(nbatch, batch);
+    int64_t shape[PT_MAX_DIMS + 2];
+    memcpy(shape, batch, (size_t)nbatch * sizeof *shape);
+    shape[nbatch] = x1->sizes[x1->ndim - 2];
+    shape[nbatch + 1] = x2->sizes[x2->ndim - 2];
+    pt_tensor *a = NULL, *b = NULL, *d = NULL;
+    pt_status st = PT_ERR_RUNTIME;
+    if (count != 1) {
+        if (!(a = batch_flat(x1, nbatch, batch, count))) goto done;
+        if (!(b = batch_flat(x2, nbatch, batch, count))) goto done;
+    }
+    if (!step(&d, pt_call__euclidean_dist(a ? a : x1, b ? b : x2))) goto done;
+    if (!step(&d, pt_call_view(d, nbatch + 2, shape))) goto done;
+    st = PT_OK;
+done:
+    if (st != PT_OK) st = pt_error_code() != PT_OK ? pt_error_code() : PT_ERR_RUNTIME;
+    pt_tensor_release(a);
+    pt_tensor_release(b);
+    if (st == PT_OK) *ret = d;
+    else pt_tensor_release(d);
+    return st;
+}
+
+pt_status pt_native_cdist_autograd(const pt_tensor *x1, const pt_tensor *x2, double p,
+                                   const int64_t *compute_mode, pt_tensor **ret)
+{
+    if (!x1 || !x2) return PT_ERROR(PT_ERR_VALUE, "cdist: arguments must be tensors, got NULL");
+    if (!(pt_grad_mode_enabled() && (pt_requires_grad(x1) || pt_requires_grad(x2)))) {
+        const uint64_t saved = pt_below_autograd_begin();
+        pt_tensor *r = pt_call_cdist(x1, x2, p, compute_mode);
+        pt_below_autograd_end(saved);
+        return returned(r, ret);
+    }
+    if (euclidean_path(x1, x2, p, compute_mode)) return cdist_euclidean(x1, x2, ret);
+    return returned(pt_call__cdist_forward(x1, x2, p, compute_mode), ret);
+}
+
+/* The distances of _euclidean_dist, by cdist's kernel in its matrix-product mode. */
+pt_status pt_native__euclidean_dist(const pt_tensor *x1, const pt_tensor *x2, pt_tensor **ret)
+{
+    const int64_t use_mm = 1;
+    return returned(pt_call__cdist_forward(x1, x2, 2.0, &use_mm), ret);
+}
