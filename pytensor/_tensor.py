@@ -827,6 +827,8 @@ def _rsub(self, other):
     if not isinstance(other, Tensor):
         if not _opargs._is_number(other):
             return NotImplemented
+        if type(other) is int and not -(1 << 63) <= other < (1 << 63):
+            raise OverflowError("int too big to convert")
         if self.requires_grad and (type(other) is complex or self.is_complex()) and \
                 lib.pt_autograd_is_grad_enabled():
             # Until rsub is among the operators whose complex outputs the generated autograd
