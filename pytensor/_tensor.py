@@ -478,6 +478,8 @@ class Tensor(_TensorBase):
         """
         if dim is None:
             return _ret(lib.pt_call_squeeze(self._h))
+        if type(dim) is int and -(1 << 63) <= dim < (1 << 63):  # squeeze.dim, as torch resolves it
+            return _ret(lib.pt_call_squeeze_dim(self._h, dim))
         dims = _size_args((dim,), "squeeze", "dim")
         if not dims:
             return self._alias()
@@ -859,6 +861,8 @@ def _rsub(self, other):
     if not isinstance(other, Tensor):
         if not _opargs._is_number(other):
             return NotImplemented
+        if type(other) is int and not -(1 << 63) <= other < (1 << 63):
+            raise OverflowError("int too big to convert")
         if self.requires_grad and (type(other) is complex or self.is_complex()) and \
                 lib.pt_autograd_is_grad_enabled():
             # Until rsub is among the operators whose complex outputs the generated autograd

@@ -132,6 +132,37 @@ static pt_tensor *contiguous_clone(pt_tensor *x)
     return pt_call_clone(x, PT_MEMORY_FORMAT_CONTIGUOUS);
 }
 
+/* Note [complex products under autograd]
+ * _unsafe_view is not yet among the operators whose complex outputs the generated kernels
+ * differentiate (Note [complex-differentiable operators] in tools/gen_autograd.py), so for
+ * complex operands the decomposition views where PyTorch's _unsafe_views (ViewBackward0 in
+ * place of UnsafeViewBackward0, the same gradients), and reshapes that must copy clone and view
+ * rather than reach _unsafe_view through reshape. */
+static bool is_complex(const pt_tensor *x)
+{
+    return x->dtype == PT_COMPLEX64 || x->dtype == PT_COMPLEX128;
+}
+
+static pt_tensor *unsafe_view(pt_tensor *x, int32_t n, const int64_t *shape)
+{
+    return is_complex(x) ? pt_call_view(x, n, shape)
+                                         : pt_call__unsafe_view(x, n, shape);
+}
+
+static pt_tensor *reshape(const pt_tensor *x, int32_t n, const int64_t *shape)
+{
+    bool is_view = true;
+    if (is_complex(x) &&
+        pt_tensor_reshape_is_view(x, n, shape, &is_view) == PT_OK && !is_view) {
+        pt_tensor *copy = pt_call_clone(x, PT_MEMORY_FORMAT_CONTIGUOUS);
+        if (!copy) return NULL;
+        pt_tensor *r = pt_call_view(copy, n, shape);
+        pt_tensor_release(copy);
+        return r;
+    }
+    return pt_call_reshape(x, n, shape);
+}
+
 static pt_status matmul_folded(const pt_tensor *a, const pt_tensor *b, pt_tensor **ret)
 {
     const bool transpose = b->ndim > a->ndim;
@@ -149,9 +180,9 @@ static pt_status matmul_folded(const pt_tensor *a, const pt_tensor *b, pt_tensor
     const int64_t rows[2] = {product(nd, shape), big->sizes[nd]};
     const bool matrix = small->ndim == 2;
     if (matrix) shape[nd++] = small->sizes[1];
-    if (!step(&out, pt_call_reshape(big, 2, rows))) goto done;
+    if (!step(&out, reshape(big, 2, rows))) goto done;
     if (!step(&out, matrix ? pt_call_mm(out, small) : pt_call_mv(out, small))) goto done;
-    if (!step(&out, pt_call__unsafe_view(out, nd, shape))) goto done;
+    if (!step(&out, unsafe_view(out, nd, shape))) goto done;
     if (matrix && transpose) {
         if (!step(&out, pt_call_transpose_int(out, -2, -1))) goto done;
         if (!step(&out, contiguous_clone(out))) goto done;
@@ -187,22 +218,22 @@ static pt_status matmul_batched(const pt_tensor *a, const pt_tensor *b, pt_tenso
     batch[nbatch + 1] = m1;
     const int64_t x3[3] = {count, n, m1};
     if (!step(&x, pt_call_expand(a, nbatch + 2, batch, 0))) goto done;
-    if (!step(&x, pt_call_reshape(x, 3, x3))) goto done;
+    if (!step(&x, reshape(x, 3, x3))) goto done;
     const bool vector = b->ndim == 1;
     batch[nbatch] = m2;
     batch[nbatch + 1] = p;
     if (!step(&y, pt_call_expand(b, nbatch + (vector ? 1 : 2), batch, 0))) goto done;
     if (vector) {
         const int64_t y2[2] = {count, m2};
-        if (!step(&y, pt_call_reshape(y, 2, y2))) goto done;
+        if (!step(&y, reshape(y, 2, y2))) goto done;
         if (!step(&y, pt_call_unsqueeze(y, 2))) goto done;
     } else {
         const int64_t y3[3] = {count, m2, p};
-        if (!step(&y, pt_call_reshape(y, 3, y3))) goto done;
+        if (!step(&y, reshape(y, 3, y3))) goto done;
     }
     if (!step(&x, pt_call_bmm(x, y))) goto done;
     if (vector && !step(&x, pt_call_squeeze_dim(x, -1))) goto done;
-    if (!step(&x, pt_call__unsafe_view(x, nout, out_shape))) goto done;
+    if (!step(&x, unsafe_view(x, nout, out_shape))) goto done;
     st = PT_OK;
 done:
     if (st != PT_OK) st = pt_error_code() != PT_OK ? pt_error_code() : PT_ERR_RUNTIME;
@@ -243,4 +274,85 @@ pt_status pt_native_matmul_autograd(const pt_tensor *self, const pt_tensor *othe
                         "%dD",
                         (int)self->ndim, (int)other->ndim);
     return matmul_decomposed(self, other, ret);
+}
+
+/* ---------------------------------------------------------------- cdist */
+/* Note [cdist's euclidean path]
+ * PyTorch's cdist computes p=2 distances by matrix products (_euclidean_dist, whose node is
+ * EuclideanDistBackward0) when asked to (compute_mode 1) or by default when either operand has
+ * more than 25 rows, and views the result in the output's shape (ViewBackward0); every other
+ * call, and any with an empty operand, is _cdist_forward (CdistBackward0). Batched operands are
+ * expanded to the broadcast batch and flattened to 3-D first. Calls that record nothing keep
+ * cdist's kernel. */
+static bool euclidean_path(const pt_tensor *x1, const pt_tensor *x2, double p,
+                           const int64_t *mode)
+{
+    if (x1->ndim < 2 || x2->ndim < 2 || p != 2.0) return false;
+    if (pt_tensor_numel(x1) == 0 || pt_tensor_numel(x2) == 0) return false;
+    const int64_t m = mode ? *mode : 0;
+    return m == 1 || (m == 0 && (x1->sizes[x1->ndim - 2] > 25 || x2->sizes[x2->ndim - 2] > 25));
+}
+
+/* x expanded to batch + its last two sizes and flattened to (count, rows, cols). */
+static pt_tensor *batch_flat(const pt_tensor *x, int32_t nbatch, const int64_t *batch,
+                             int64_t count)
+{
+    int64_t sizes[PT_MAX_DIMS + 2];
+    memcpy(sizes, batch, (size_t)nbatch * sizeof *sizes);
+    sizes[nbatch] = x->sizes[x->ndim - 2];
+    sizes[nbatch + 1] = x->sizes[x->ndim - 1];
+    const int64_t flat[3] = {count, sizes[nbatch], sizes[nbatch + 1]};
+    pt_tensor *r = NULL;
+    if (!step(&r, pt_call_expand(x, nbatch + 2, sizes, 0))) return NULL;
+    step(&r, pt_call_reshape(r, 3, flat));
+    return r;
+}
+
+static pt_status cdist_euclidean(const pt_tensor *x1, const pt_tensor *x2, pt_tensor **ret)
+{
+    int64_t batch[PT_MAX_DIMS + 2];
+    int32_t nbatch = 0;
+    PT_TRY(pt_broadcast_sizes(x1->ndim - 2, x1->sizes, x2->ndim - 2, x2->sizes, &nbatch, batch));
+    const int64_t count = product(nbatch, batch);
+    int64_t shape[PT_MAX_DIMS + 2];
+    memcpy(shape, batch, (size_t)nbatch * sizeof *shape);
+    shape[nbatch] = x1->sizes[x1->ndim - 2];
+    shape[nbatch + 1] = x2->sizes[x2->ndim - 2];
+    pt_tensor *a = NULL, *b = NULL, *d = NULL;
+    pt_status st = PT_ERR_RUNTIME;
+    if (count != 1) {
+        if (!(a = batch_flat(x1, nbatch, batch, count))) goto done;
+        if (!(b = batch_flat(x2, nbatch, batch, count))) goto done;
+    }
+    if (!step(&d, pt_call__euclidean_dist(a ? a : x1, b ? b : x2))) goto done;
+    if (!step(&d, pt_call_view(d, nbatch + 2, shape))) goto done;
+    st = PT_OK;
+done:
+    if (st != PT_OK) st = pt_error_code() != PT_OK ? pt_error_code() : PT_ERR_RUNTIME;
+    pt_tensor_release(a);
+    pt_tensor_release(b);
+    if (st == PT_OK) *ret = d;
+    else pt_tensor_release(d);
+    return st;
+}
+
+pt_status pt_native_cdist_autograd(const pt_tensor *x1, const pt_tensor *x2, double p,
+                                   const int64_t *compute_mode, pt_tensor **ret)
+{
+    if (!x1 || !x2) return PT_ERROR(PT_ERR_VALUE, "cdist: arguments must be tensors, got NULL");
+    if (!(pt_grad_mode_enabled() && (pt_requires_grad(x1) || pt_requires_grad(x2)))) {
+        const uint64_t saved = pt_below_autograd_begin();
+        pt_tensor *r = pt_call_cdist(x1, x2, p, compute_mode);
+        pt_below_autograd_end(saved);
+        return returned(r, ret);
+    }
+    if (euclidean_path(x1, x2, p, compute_mode)) return cdist_euclidean(x1, x2, ret);
+    return returned(pt_call__cdist_forward(x1, x2, p, compute_mode), ret);
+}
+
+/* The distances of _euclidean_dist, by cdist's kernel in its matrix-product mode. */
+pt_status pt_native__euclidean_dist(const pt_tensor *x1, const pt_tensor *x2, pt_tensor **ret)
+{
+    const int64_t use_mm = 1;
+    return returned(pt_call__cdist_forward(x1, x2, 2.0, &use_mm), ret);
 }

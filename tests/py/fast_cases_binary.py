@@ -88,3 +88,7 @@ CASES.update({
     "pow__Scalar": (lambda: (_t(2, 3, start=0), 0.5), "inplace"),
     "pow_Scalar": (lambda: (2, _i(2, 3, start=-1)), ""),
 })
+CASES.update({
+    "rsub_Tensor": (lambda: (_t(2, 3, start=-2), _t(3, start=1)), ""),
+    "rsub_Scalar": (lambda: (_t(2, 3, start=-2), 2), ""),
+})

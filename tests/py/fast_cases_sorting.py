@@ -28,3 +28,8 @@ CASES.update({
                                  _t(3, 2) + 1.0), ""),
     "_pdist_backward": (lambda: (pytensor.ones(6), _t(4, 3), 3.0, _t(6) + 1.0), ""),
 })
+
+CASES.update({
+    "_euclidean_dist": (lambda: (_t(3, 4, dtype=pytensor.float64),
+                                 _t(5, 4, dtype=pytensor.float64) * 0.5), ""),
+})
