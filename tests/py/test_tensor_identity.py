@@ -9,6 +9,7 @@ Each identity is written once as a function of the library (`L` is pytensor or t
 expected answers are torch's, written here so the checks run without torch, and compared with
 torch where it is installed."""
 import gc
+import sys
 import threading
 import weakref
 
@@ -122,6 +123,18 @@ def post_accumulate_hook_gets_leaf(L):
     return seen == [True]
 
 
+def pack_hook_gets_inputs(L):
+    x, w = _leaves(L)
+    seen = []
+
+    def pack(t):
+        seen.append(t)
+        return t
+    with L.autograd.graph.saved_tensors_hooks(pack, lambda p: p):
+        x * w
+    return len(seen) == 2 and {id(t) for t in seen} == {id(x), id(w)}
+
+
 def attribute_through_saved(L):
     x = L.randn(3, requires_grad=True)
     x.foo = 5
@@ -154,6 +167,7 @@ CASES = {
     "inplace_is_self": (inplace_is_self, True),
     "hook_grad_is_later_grad": (hook_grad_is_later_grad, False),
     "post_accumulate_hook_gets_leaf": (post_accumulate_hook_gets_leaf, True),
+    "pack_hook_gets_inputs": (pack_hook_gets_inputs, True),
     "attribute_through_saved": (attribute_through_saved, True),
     "attribute_through_base": (attribute_through_base, True),
 }
@@ -323,10 +337,15 @@ def test_threads_wrap_the_same_tensor():
             got.append(y.grad_fn._saved_self)
         results[i] = got
     threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # the threads take turns between most bytecodes
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
     bases = {id(r) for got in results for r in got[0::2]}
     saved = {id(r) for got in results for r in got[1::2]}
     assert len(bases) == 1 and len(saved) == 1
