@@ -235,10 +235,10 @@ static int ptpy_tensor_set_h(PyObject *self, PyObject *value, void *closure)
     Py_INCREF(value);
     t->cdata = value;
     t->ptr = (pt_tensor *)p;
-    /* The object takes the tensor's slot unless another live object holds it (Note [one Python
-     * object per tensor]); the slot of the tensor it held is given up. */
-    if (!ptpy_existing(t->ptr)) PTPY_SLOT(t->ptr) = self;
+    /* The slot of the tensor it held is given up, and the object takes the new tensor's slot
+     * unless another live object holds it (Note [one Python object per tensor]). */
     if (old && PTPY_SLOT(old) == self) PTPY_SLOT(old) = NULL;
+    if (!ptpy_existing(t->ptr)) PTPY_SLOT(t->ptr) = self;
     Py_XDECREF(old_cdata);
     if (old) pt_tensor_release(old);
     return 0;

@@ -375,3 +375,21 @@ def test_wrapped_again_while_its_object_dies(no_gc):
         assert not hasattr(got[0], "probe")
         del got
         assert v._base.sum().item() == 15.0
+
+
+def test_handle_setter_moves_the_slot(no_gc):
+    from pytensor._C import lib
+    Sub = _subclass(pytensor)
+    s = pytensor.arange(4.0).as_subclass(Sub)
+    h = s._h
+    lib.pt_tensor_retain(h)
+    s._h = h  # the same tensor again: s keeps its slot
+    assert s.tolist() == [0.0, 1.0, 2.0, 3.0]
+    y = s.requires_grad_().sin()
+    assert y.grad_fn._saved_self is s
+    c = pytensor.zeros(2)
+    c_h = c._h
+    lib.pt_tensor_retain(c_h)
+    s._h = c_h  # another tensor: c holds that one's slot, s gives up its old one
+    assert c[1:]._base is c and s[1:]._base is c
+    assert s.tolist() == [0.0, 0.0]
