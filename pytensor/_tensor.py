@@ -7,6 +7,9 @@ csrc/python/pt_python.c; the base class also holds the number slots of + - *). A
 (shape, dtype, device, strides) go straight to the C query functions, which return their value
 without an out-parameter, so that reading ``t.shape`` costs no cffi allocation. Everything that
 creates a tensor (views, copies, conversions) is one C call whose new reference ``_wrap`` adopts.
+A C tensor has at most one live Tensor object, which ``_wrap`` gives back whenever the tensor
+returns from C, so ``v._base is x`` and attributes set on a tensor stay with it (Note [one Python
+object per tensor] in csrc/python/pt_python.c).
 
 The methods stay thin: argument conversion lives in _args, indexing in _indexing, printing in
 _tensor_str, lists/NumPy/DLPack in _exchange and the legacy typed classes in _legacy.
@@ -24,7 +27,8 @@ from ._C import ffi, lib
 
 _raise = _C._raise
 _TensorBase = _C._TensorBase
-# Adopts a new reference to a ``pt_tensor`` (a cdata; no retain) as a Tensor.
+# Adopts a new reference to a ``pt_tensor`` (a cdata; no retain) as a Tensor: the tensor's live
+# object when it has one (the reference is dropped then), else a new one.
 _wrap = _core._wrap
 _NULL = ffi.NULL
 _dtype_cls = _dtype.dtype

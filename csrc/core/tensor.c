@@ -333,8 +333,7 @@ void pt_tensor_release(pt_tensor *t)
     pt_cached_object_free(PT_CACHED_TENSOR, t);
 }
 
-void *pt_tensor_pyobj(const pt_tensor *t) { return t->pyobj; }
-void pt_tensor_set_pyobj(pt_tensor *t, void *pyobj) { t->pyobj = pyobj; }
+size_t pt_tensor_pyobj_offset(void) { return offsetof(pt_tensor, pyobj); }
 
 int64_t pt_tensor_refcount(const pt_tensor *t)
 {

@@ -236,9 +236,9 @@ PT_API int64_t pt_tensor_refcount(const pt_tensor *t);
  * live Python object wrapping it (NULL when none; a new tensor starts with NULL). The core never
  * reads it; the Python layer sets and clears it with the GIL held, so that a tensor handed back to
  * Python again (a saved variable, a view's base, .grad, an operator returning its input) comes back
- * as the same object, with its attributes and class (csrc/python/pt_python.c). */
-PT_API void *pt_tensor_pyobj(const pt_tensor *t);
-PT_API void pt_tensor_set_pyobj(pt_tensor *t, void *pyobj);
+ * as the same object, with its attributes and class (csrc/python/pt_python.c). The slot is the
+ * `void *` at this byte offset in the tensor object, so that wrapping a result reads it inline. */
+PT_API size_t pt_tensor_pyobj_offset(void);
 PT_API int32_t pt_tensor_ndim(const pt_tensor *t);
 PT_API const int64_t *pt_tensor_sizes(const pt_tensor *t);
 PT_API const int64_t *pt_tensor_strides(const pt_tensor *t);

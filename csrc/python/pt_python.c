@@ -82,7 +82,7 @@ static PyObject *ptpy_fail(void)
 
 /* Note [one Python object per tensor]
  * As torch keeps one PyObject per TensorImpl, a C tensor has at most one live Tensor object: the
- * tensor's slot (pt_tensor_pyobj, pytensor.h) holds the address of the object wrapping it, a
+ * tensor's slot (pt_tensor_pyobj_offset, pytensor.h) holds the address of the object wrapping it, a
  * borrowed pointer set when the object adopts the tensor and cleared when the object goes. A C
  * tensor handed to Python again (a saved variable, a view's base, .grad, an operator returning its
  * input, a hook's argument) finds its object there and comes back as that object, with its
@@ -102,9 +102,12 @@ static PyObject *ptpy_fail(void)
  *    and the dying one clears the slot only if it still holds it.
  *  - Unlike torch, an object is not kept ("resurrected") when its last Python reference goes while
  *    C still holds the tensor: a later return makes a new object, without the old attributes. */
+static size_t ptpy_slot_offset; /* pt_tensor_pyobj_offset(), read by pt_py_install */
+#define PTPY_SLOT(r) (*(PyObject **)((char *)(r) + ptpy_slot_offset))
+
 static inline PyObject *ptpy_existing(pt_tensor *r)
 {
-    PyObject *o = (PyObject *)pt_tensor_pyobj(r);
+    PyObject *o = PTPY_SLOT(r);
     return o && Py_REFCNT(o) > 0 ? o : NULL;
 }
 
@@ -123,7 +126,7 @@ static PyObject *ptpy_adopt(ptpy_tensor *t, pt_tensor *r, PyObject *cdata)
     Py_XINCREF(cdata);
     t->cdata = cdata;
     t->ptr = r;
-    pt_tensor_set_pyobj(r, t);
+    PTPY_SLOT(r) = (PyObject *)t;
     return (PyObject *)t;
 }
 
@@ -165,7 +168,7 @@ static void ptpy_tensor_dealloc(PyObject *self)
 {
     ptpy_tensor *t = (ptpy_tensor *)self;
     /* First, before weak reference callbacks can run Python (Note [one Python object per tensor]). */
-    if (t->ptr && pt_tensor_pyobj(t->ptr) == self) pt_tensor_set_pyobj(t->ptr, NULL);
+    if (t->ptr && PTPY_SLOT(t->ptr) == self) PTPY_SLOT(t->ptr) = NULL;
     if (t->weakrefs) PyObject_ClearWeakRefs(self);
     Py_CLEAR(t->cdata);
     pt_tensor *p = t->ptr;
@@ -232,10 +235,10 @@ static int ptpy_tensor_set_h(PyObject *self, PyObject *value, void *closure)
     Py_INCREF(value);
     t->cdata = value;
     t->ptr = (pt_tensor *)p;
-    /* The object takes the tensor's slot unless another live object holds it (Note [one Python
-     * object per tensor]); the slot of the tensor it held is given up. */
-    if (!ptpy_existing(t->ptr)) pt_tensor_set_pyobj(t->ptr, self);
-    if (old && pt_tensor_pyobj(old) == self) pt_tensor_set_pyobj(old, NULL);
+    /* The slot of the tensor it held is given up, and the object takes the new tensor's slot
+     * unless another live object holds it (Note [one Python object per tensor]). */
+    if (old && PTPY_SLOT(old) == self) PTPY_SLOT(old) = NULL;
+    if (!ptpy_existing(t->ptr)) PTPY_SLOT(t->ptr) = self;
     Py_XDECREF(old_cdata);
     if (old) pt_tensor_release(old);
     return 0;

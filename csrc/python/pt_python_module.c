@@ -528,6 +528,7 @@ static int pt_py_install(void)
 {
     PyGILState_STATE gil = PyGILState_Ensure();
     int rc = -1;
+    ptpy_slot_offset = pt_tensor_pyobj_offset(); /* before any Tensor is made */
     PyObject *module = PyImport_ImportModule("pytensor._C._core");
     if (!module) goto done;
     /* A type with tp_richcompare and no tp_hash is unhashable; a Tensor hashes by identity, as

@@ -9,6 +9,7 @@ Each identity is written once as a function of the library (`L` is pytensor or t
 expected answers are torch's, written here so the checks run without torch, and compared with
 torch where it is installed."""
 import gc
+import sys
 import threading
 import weakref
 
@@ -122,6 +123,18 @@ def post_accumulate_hook_gets_leaf(L):
     return seen == [True]
 
 
+def pack_hook_gets_inputs(L):
+    x, w = _leaves(L)
+    seen = []
+
+    def pack(t):
+        seen.append(t)
+        return t
+    with L.autograd.graph.saved_tensors_hooks(pack, lambda p: p):
+        x * w
+    return len(seen) == 2 and {id(t) for t in seen} == {id(x), id(w)}
+
+
 def attribute_through_saved(L):
     x = L.randn(3, requires_grad=True)
     x.foo = 5
@@ -154,6 +167,7 @@ CASES = {
     "inplace_is_self": (inplace_is_self, True),
     "hook_grad_is_later_grad": (hook_grad_is_later_grad, False),
     "post_accumulate_hook_gets_leaf": (post_accumulate_hook_gets_leaf, True),
+    "pack_hook_gets_inputs": (pack_hook_gets_inputs, True),
     "attribute_through_saved": (attribute_through_saved, True),
     "attribute_through_base": (attribute_through_base, True),
 }
@@ -323,10 +337,15 @@ def test_threads_wrap_the_same_tensor():
             got.append(y.grad_fn._saved_self)
         results[i] = got
     threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # the threads take turns between most bytecodes
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
     bases = {id(r) for got in results for r in got[0::2]}
     saved = {id(r) for got in results for r in got[1::2]}
     assert len(bases) == 1 and len(saved) == 1
@@ -356,3 +375,21 @@ def test_wrapped_again_while_its_object_dies(no_gc):
         assert not hasattr(got[0], "probe")
         del got
         assert v._base.sum().item() == 15.0
+
+
+def test_handle_setter_moves_the_slot(no_gc):
+    from pytensor._C import lib
+    Sub = _subclass(pytensor)
+    s = pytensor.arange(4.0).as_subclass(Sub)
+    h = s._h
+    lib.pt_tensor_retain(h)
+    s._h = h  # the same tensor again: s keeps its slot
+    assert s.tolist() == [0.0, 1.0, 2.0, 3.0]
+    y = s.requires_grad_().sin()
+    assert y.grad_fn._saved_self is s
+    c = pytensor.zeros(2)
+    c_h = c._h
+    lib.pt_tensor_retain(c_h)
+    s._h = c_h  # another tensor: c holds that one's slot, s gives up its old one
+    assert c[1:]._base is c and s[1:]._base is c
+    assert s.tolist() == [0.0, 0.0]
