@@ -857,6 +857,7 @@ _OPERATOR_DUNDERS = {
     "__neg__": ("neg", ""), "__invert__": ("bitwise_not", ""), "__abs__": ("abs", ""),
     "__eq__": ("eq", "Tensor"), "__ne__": ("ne", "Tensor"), "__lt__": ("lt", "Tensor"),
     "__le__": ("le", "Tensor"), "__gt__": ("gt", "Tensor"), "__ge__": ("ge", "Tensor"),
+    "__rsub__": ("rsub", "Tensor"),
 }
 
 def _rsub(self, other):
@@ -867,11 +868,6 @@ def _rsub(self, other):
             return NotImplemented
         if type(other) is int and not -(1 << 63) <= other < (1 << 63):
             raise OverflowError("int too big to convert")
-        if self.requires_grad and (type(other) is complex or self.is_complex()) and \
-                lib.pt_autograd_is_grad_enabled():
-            # Until rsub is among the operators whose complex outputs the generated autograd
-            # kernels differentiate (Note [complex-differentiable operators]), sub serves here.
-            return Tensor.sub(_opargs.wrapped_number(other), self)
     return _rsub_op(self, other)
 
 
@@ -890,9 +886,12 @@ def _rsub_op(self, other):
     return _rsub_op(self, other)
 
 
-# The reflected dunders that torch writes in Python over other operators rather than as one
-# operator call with the operands swapped: their number slots hand every call to these.
+# The reflected dunders whose Python form is written here rather than read from the operator's
+# schema: rsub takes the operands in the dunder's own order (the number slot calls rsub.Scalar or
+# rsub.Tensor in C, and this serves what that path leaves), and `other / self` is torch's
+# `self.reciprocal() * other`, two operators, which the number slot hands here every time.
 _PYTHON_DUNDERS = {"__rsub__": _rsub, "__rtruediv__": _rtruediv}
+_PYTHON_ONLY_DUNDERS = frozenset({"__rtruediv__"})
 
 # dunder -> the overload its number slot calls when the other operand is a Python number: torch's
 # dunders call these (`x ** 3` is pow.Tensor_Scalar and records PowBackward0, `2 ** x` PowBackward2,
@@ -900,7 +899,7 @@ _PYTHON_DUNDERS = {"__rsub__": _rsub, "__rtruediv__": _rtruediv}
 _NUMBER_OVERLOADS = {
     "__pow__": ("pow", "Tensor_Scalar"), "__rpow__": ("pow", "Scalar"),
     "__ipow__": ("pow_", "Scalar"), "__mod__": ("remainder", "Scalar"),
-    "__imod__": ("remainder_", "Scalar"),
+    "__imod__": ("remainder_", "Scalar"), "__rsub__": ("rsub", "Scalar"),
 }
 
 
@@ -944,7 +943,7 @@ def _build_operators(module) -> int:
         return None
 
     for dunder, (name, overload) in _OPERATOR_DUNDERS.items():
-        if dunder in _PYTHON_DUNDERS:
+        if dunder in _PYTHON_ONLY_DUNDERS:
             _core._set_operator(dunder, None)
             continue
         ident = declared(name, overload)

@@ -61,8 +61,9 @@ def read_entries(path: str = DERIVATIVES, rel: str = DERIVATIVES_REL) -> list:
 
 # ---------------------------------------------------------------- names
 def node_base_name(op_name: str) -> str:
-    """`log_softmax` -> LogSoftmax, `_softmax` -> Softmax, `t` -> T."""
-    return "".join(p[:1].upper() + p[1:] for p in op_name.split("_") if p)
+    """`log_softmax` -> LogSoftmax, `_softmax` -> Softmax, `t` -> T, `log1p` -> Log1P: each
+    part title-cased, so a letter after a digit is upper case, as in torch's names."""
+    return "".join(p.title() for p in op_name.split("_") if p)
 
 
 

@@ -132,37 +132,6 @@ static pt_tensor *contiguous_clone(pt_tensor *x)
     return pt_call_clone(x, PT_MEMORY_FORMAT_CONTIGUOUS);
 }
 
-/* Note [complex products under autograd]
- * _unsafe_view is not yet among the operators whose complex outputs the generated kernels
- * differentiate (Note [complex-differentiable operators] in tools/gen_autograd.py), so for
- * complex operands the decomposition views where PyTorch's _unsafe_views (ViewBackward0 in
- * place of UnsafeViewBackward0, the same gradients), and reshapes that must copy clone and view
- * rather than reach _unsafe_view through reshape. */
-static bool is_complex(const pt_tensor *x)
-{
-    return x->dtype == PT_COMPLEX64 || x->dtype == PT_COMPLEX128;
-}
-
-static pt_tensor *unsafe_view(pt_tensor *x, int32_t n, const int64_t *shape)
-{
-    return is_complex(x) ? pt_call_view(x, n, shape)
-                                         : pt_call__unsafe_view(x, n, shape);
-}
-
-static pt_tensor *reshape(const pt_tensor *x, int32_t n, const int64_t *shape)
-{
-    bool is_view = true;
-    if (is_complex(x) &&
-        pt_tensor_reshape_is_view(x, n, shape, &is_view) == PT_OK && !is_view) {
-        pt_tensor *copy = pt_call_clone(x, PT_MEMORY_FORMAT_CONTIGUOUS);
-        if (!copy) return NULL;
-        pt_tensor *r = pt_call_view(copy, n, shape);
-        pt_tensor_release(copy);
-        return r;
-    }
-    return pt_call_reshape(x, n, shape);
-}
-
 static pt_status matmul_folded(const pt_tensor *a, const pt_tensor *b, pt_tensor **ret)
 {
     const bool transpose = b->ndim > a->ndim;
@@ -180,9 +149,9 @@ static pt_status matmul_folded(const pt_tensor *a, const pt_tensor *b, pt_tensor
     const int64_t rows[2] = {product(nd, shape), big->sizes[nd]};
     const bool matrix = small->ndim == 2;
     if (matrix) shape[nd++] = small->sizes[1];
-    if (!step(&out, reshape(big, 2, rows))) goto done;
+    if (!step(&out, pt_call_reshape(big, 2, rows))) goto done;
     if (!step(&out, matrix ? pt_call_mm(out, small) : pt_call_mv(out, small))) goto done;
-    if (!step(&out, unsafe_view(out, nd, shape))) goto done;
+    if (!step(&out, pt_call__unsafe_view(out, nd, shape))) goto done;
     if (matrix && transpose) {
         if (!step(&out, pt_call_transpose_int(out, -2, -1))) goto done;
         if (!step(&out, contiguous_clone(out))) goto done;
@@ -218,22 +187,22 @@ static pt_status matmul_batched(const pt_tensor *a, const pt_tensor *b, pt_tenso
     batch[nbatch + 1] = m1;
     const int64_t x3[3] = {count, n, m1};
     if (!step(&x, pt_call_expand(a, nbatch + 2, batch, 0))) goto done;
-    if (!step(&x, reshape(x, 3, x3))) goto done;
+    if (!step(&x, pt_call_reshape(x, 3, x3))) goto done;
     const bool vector = b->ndim == 1;
     batch[nbatch] = m2;
     batch[nbatch + 1] = p;
     if (!step(&y, pt_call_expand(b, nbatch + (vector ? 1 : 2), batch, 0))) goto done;
     if (vector) {
         const int64_t y2[2] = {count, m2};
-        if (!step(&y, reshape(y, 2, y2))) goto done;
+        if (!step(&y, pt_call_reshape(y, 2, y2))) goto done;
         if (!step(&y, pt_call_unsqueeze(y, 2))) goto done;
     } else {
         const int64_t y3[3] = {count, m2, p};
-        if (!step(&y, reshape(y, 3, y3))) goto done;
+        if (!step(&y, pt_call_reshape(y, 3, y3))) goto done;
     }
     if (!step(&x, pt_call_bmm(x, y))) goto done;
     if (vector && !step(&x, pt_call_squeeze_dim(x, -1))) goto done;
-    if (!step(&x, unsafe_view(x, nout, out_shape))) goto done;
+    if (!step(&x, pt_call__unsafe_view(x, nout, out_shape))) goto done;
     st = PT_OK;
 done:
     if (st != PT_OK) st = pt_error_code() != PT_OK ? pt_error_code() : PT_ERR_RUNTIME;

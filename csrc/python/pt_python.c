@@ -496,7 +496,7 @@ enum { PTPY_OPERATOR_SLOTS = 4 };
     [PTPY_I##NAME] = {"__i" name "__", PTPY_INPLACE, NULL}
 static ptpy_operator ptpy_operators[PTPY_OPERATOR_COUNT] = {
     PTPY_DUNDERS(ADD, "add", PTPY_COMMUTED),
-    PTPY_DUNDERS(SUB, "sub", PTPY_REFLECTED),
+    PTPY_DUNDERS(SUB, "sub", PTPY_BINARY), /* __rsub__ is rsub(self, other), as torch's */
     PTPY_DUNDERS(MUL, "mul", PTPY_COMMUTED),
     PTPY_DUNDERS(TRUEDIV, "truediv", PTPY_REFLECTED),
     PTPY_DUNDERS(FLOORDIV, "floordiv", PTPY_REFLECTED),
