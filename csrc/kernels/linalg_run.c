@@ -157,9 +157,9 @@ bool pt_linalg_may_overlap(const pt_tensor *x, const pt_tensor *y)
  * per thread, so they earn threads sooner: the small kernel one per SMALL_GRAIN (2^20, where
  * torch splits too: its 128^3 ran 50 us on two threads against 76 on one; ours 256^3 ran ~270 us
  * on two against ~410 on one), the medium kernel and the hand split one per SPLIT_GRAIN (2^21),
- * the hand split up to SPLIT_MAX (2^26), above which BLIS's own threading serves as well. On a loaded machine (another process holding
- * a core) any two-thread region can cost milliseconds: the partner thread waits for a time
- * slice while the other spins at the barrier. */
+ * the hand split up to SPLIT_MAX (2^26), above which BLIS's own threading serves as well. On a
+ * loaded machine (another process holding a core) any two-thread region can cost milliseconds:
+ * the partner thread waits for a time slice while the other spins at the barrier. */
 enum { PER_CALL_WORK = 64 * 64 * 64 };
 #define GEMM_GRAIN ((int64_t)1 << 22)
 #define SMALL_GRAIN ((int64_t)1 << 20)

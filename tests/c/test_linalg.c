@@ -121,8 +121,9 @@ PT_TEST(linalg_medium_kernel_matches_a_naive_product_under_every_capability)
         for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
             for (int t = 0; t < 2; t++) {
                 const int64_t *sh = shapes[s];
-                CHECK(run_float64_via(VIA_MEDIUM, pt_blas_backend(), sh[0], sh[1], sh[2], t, 1, 0));
-                CHECK(run_float64_via(VIA_MEDIUM, pt_blas_backend(), sh[0], sh[1], sh[2], t, 2, -3));
+                int32_t be = pt_blas_backend();
+                CHECK(run_float64_via(VIA_MEDIUM, be, sh[0], sh[1], sh[2], t, 1, 0));
+                CHECK(run_float64_via(VIA_MEDIUM, be, sh[0], sh[1], sh[2], t, 2, -3));
             }
     }
     CHECK_OK(pt_cpu_capability_select(in_use));

@@ -222,9 +222,9 @@ static int64_t pack_columns8_f32(const float *b, int64_t csb, int64_t kc, float 
         for (int64_t j = 0; j < nc; j += NR_##SUF) {                                               \
             int64_t cols = MIN(NR_##SUF, nc - j);                                                  \
             if (cols > L_##SUF)                                                                    \
-                panel_##SUF(g, ap, ars, acs, irs, bp + j * kc, kc, NV, i0, mc, j0 + j, cols, first); \
+                panel_##SUF(g, ap, ars, acs, irs, bp + j * kc, kc, NV, i0, mc, j0 + j, cols, first);\
             else /* a narrow last panel: one vector of its columns */                              \
-                panel_##SUF(g, ap, ars, acs, irs, bp + j * kc, kc, 1, i0, mc, j0 + j, cols, first); \
+                panel_##SUF(g, ap, ars, acs, irs, bp + j * kc, kc, 1, i0, mc, j0 + j, cols, first);\
         }                                                                                          \
     }                                                                                              \
                                                                                                    \
