@@ -14,6 +14,14 @@
  * an MR x NR register tile over every (panel, sliver) pair, C read and written once per tile and
  * block of depth. The depth k is cut into equal blocks of at most KC (784 into 4 of 196, not 3 of
  * 256 and a ragged 16), and m into equal blocks of at most MC, so that no block is a sliver.
+ * The tiles at C's edges are smaller (down to 1 row, and one vector of columns for a narrow last
+ * panel) rather than multiplying the packed zeros: 64 x 100 outputs waste 4%, not 12%.
+ *
+ * A's packing is paid back by its reuse, once per panel of the B block. With few panels (n <=
+ * IN_PLACE_MAX_PANELS * NR) and A's rows contiguous along k, the tiles broadcast from A in place,
+ * a stream per row, as the small kernel does: measured interleaved on one thread, 64x1000 @
+ * 1000x100 ran 0.92-0.95 of its packed time and 300x600 @ 600x64 0.85-0.91, while n = 200 ran
+ * even and n = 512 up to 5% slower, so those stay packed.
  *
  * On several threads C is cut into a grid of rectangles, in whole tiles, and each thread runs
  * the whole algorithm on its own rectangle with its own packing buffers: no thread waits for
@@ -22,12 +30,16 @@
  * the largest rectangle's multiply-adds and packing (128 x 512 outputs: n is cut, the A rows are
  * packed twice, 128 x k, against B's k x 512 once).
  *
- * It takes float32 and float64 products of at least MIN_WORK multiply-adds up to MAX_WORK (the
- * small kernel takes what it serves first, linalg_run.c), with m and n >= 2; where a capability's
- * variant does not serve (AVX-512, where BLIS's skx kernels use the wider vectors), BLIS stays.
+ * It takes the float32 and float64 products that the small kernel refuses (linalg_run.c asks it
+ * first) up to MAX_WORK (2048^3) multiply-adds, with m and n >= 2; where a capability's variant
+ * does not serve (AVX-512, where BLIS's skx kernels use vectors twice as wide and no 512-bit
+ * tile of this kernel has been measured), BLIS stays. Measured interleaved with torch 2.13 (MKL)
+ * on the 2-core AVX2 machine, one thread, ratios of min times (medians within a few percent):
+ * 128x784 @ 784x512 0.97-1.04, 128x512 @ 512x512 0.95-1.03, 128x512 @ (512x512).t 0.96-1.03,
+ * (128x512).t @ 128x512 0.87-0.91, (128x784).t @ 128x512 0.83-0.94, 64x1000 @ 1000x100
+ * 0.94-1.01, 1024^3 0.80-0.99, where BLIS had 1.03-1.27 on the first five.
  */
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "alloc_cache.h"
@@ -41,7 +53,7 @@
 PT_CPU_STUB(gemm_medium, pt_gemm_medium_table, "the medium matrix product: packing and blocks");
 
 #define MAX_WORK ((int64_t)2048 * 2048 * 2048)
-enum { MAX_THREADS = 64, MAX_DIM = 1 << 20 };
+enum { MAX_THREADS = 64, MAX_DIM = 1 << 20, IN_PLACE_MAX_PANELS = 8 };
 
 bool pt_gemm_medium_serves(const pt_gemm *g)
 {
@@ -115,6 +127,7 @@ static void run_rectangle(const pt_gemm_medium_table *t, int d, const pt_gemm *g
     if (i0 >= i1 || j0 >= j1) return;
     int64_t mc_step = even_block(i1 - i0, pl->mc, pl->mr);
     int64_t nc_step = even_block(j1 - j0, pl->nc, pl->nr);
+    bool in_place = g->csa == 1 && ceil_div(nc_step, pl->nr) <= IN_PLACE_MAX_PANELS;
     for (int64_t jc = j0; jc < j1; jc += nc_step) {
         int64_t nc = j1 - jc < nc_step ? j1 - jc : nc_step;
         for (int64_t pc = 0; pc < g->k; pc += pl->kc) {
@@ -122,17 +135,15 @@ static void run_rectangle(const pt_gemm_medium_table *t, int d, const pt_gemm *g
             t->pack_b[d](g, bp, pc, kc, jc, nc);
             for (int64_t ic = i0; ic < i1; ic += mc_step) {
                 int64_t mc = i1 - ic < mc_step ? i1 - ic : mc_step;
+                if (in_place) {
+                    t->block[d](g, NULL, bp, ic, mc, pc, jc, nc, kc, pc == 0);
+                    continue;
+                }
                 t->pack_a[d](g, ap, ic, mc, pc, kc);
-                t->block[d](g, ap, bp, ic, mc, jc, nc, kc, pc == 0);
+                t->block[d](g, ap, bp, ic, mc, pc, jc, nc, kc, pc == 0);
             }
         }
     }
-}
-
-static int64_t tune(const char *name, int64_t dflt)
-{
-    const char *s = getenv(name);
-    return s && *s ? atoll(s) : dflt;
 }
 
 pt_status pt_gemm_medium(const pt_gemm *g)
@@ -142,9 +153,9 @@ pt_status pt_gemm_medium(const pt_gemm *g)
     plan pl;
     pl.mr = t->mr[d];
     pl.nr = t->nr[d];
-    pl.mc = tune("PTG_MC", t->mc[d]);
-    pl.nc = tune("PTG_NC", t->nc[d]);
-    pl.kc = even_block(g->k, tune("PTG_KC", t->kc[d]), 1);
+    pl.mc = t->mc[d];
+    pl.nc = t->nc[d];
+    pl.kc = even_block(g->k, t->kc[d], 1);
     int32_t threads = g->threads < 1 ? 1 : g->threads > MAX_THREADS ? MAX_THREADS : g->threads;
     int32_t pm = 1, pn = 1;
     if (threads > 1) choose_grid(g, &pl, threads, &pm, &pn);

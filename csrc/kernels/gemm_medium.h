@@ -28,11 +28,12 @@ typedef struct pt_gemm_medium_table {
     /* Packs B's depth [p0, p0 + kc) by columns [j0, j0 + nc) of g into bp (64-byte aligned). */
     void (*pack_b[PT_GEMM_MEDIUM_DTYPES])(const pt_gemm *g, void *bp, int64_t p0, int64_t kc,
                                           int64_t j0, int64_t nc);
-    /* C's rows [i0, i0 + mc) by columns [j0, j0 + nc) from the packed blocks of depth kc:
+    /* C's rows [i0, i0 + mc) by columns [j0, j0 + nc) from the packed B block of depth
+     * [p0, p0 + kc) and the packed A block ap, or A read in place when ap is NULL:
      * first: C = beta * C + alpha * A B (C not read when g->beta_zero); else C += alpha * A B. */
     void (*block[PT_GEMM_MEDIUM_DTYPES])(const pt_gemm *g, const void *ap, const void *bp,
-                                         int64_t i0, int64_t mc, int64_t j0, int64_t nc,
-                                         int64_t kc, bool first);
+                                         int64_t i0, int64_t mc, int64_t p0, int64_t j0,
+                                         int64_t nc, int64_t kc, bool first);
 } pt_gemm_medium_table;
 
 /* Whether the medium kernel takes g (Note [medium products]). */

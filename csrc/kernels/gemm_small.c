@@ -14,7 +14,8 @@
  * Up to the limit the kernel runs about even with BLIS's and torch's on one thread once their
  * set-up is paid (2-core AVX2 machine, BLIS 0.9: 128^3 ~62 us, BLIS ~56, torch ~67; 256^3
  * 400-470 us for all three); beyond it, the kernel, which blocks neither m nor k for the caches,
- * is not meant to serve. Products with one output column (mv, addmv, dot) up to GEMV_WORK take
+ * is not meant to serve: the cache-blocked medium kernel takes over (Note [medium products] in
+ * gemm_medium.c). Products with one output column (mv, addmv, dot) up to GEMV_WORK take
  * a one-pass kernel without packing (a panel of which one column is used would waste the rest);
  * products with one output row stay BLIS's gemv, as
  * packing all of B for one row of C costs more than the product. Other dtypes keep their path.

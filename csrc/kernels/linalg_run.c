@@ -133,13 +133,15 @@ bool pt_linalg_may_overlap(const pt_tensor *x, const pt_tensor *y)
  * result is rounded back once (torch's opmath); an operand whose matrix strides BLIS would refuse
  * (stride 0 from expand, elements that share an address) becomes a contiguous copy; a c that
  * overlaps a or b, or has such strides itself, is computed in a fresh tensor and copied back. Each
- * matrix then goes to one of three kernels, chosen once for the batch's shape: float32/float64
+ * matrix then goes to one of four kernels, chosen once for the batch's shape: float32/float64
  * products up to a few million multiply-adds to the small kernel (Note [small products] in
- * gemm_small.c), medium ones with threads to spare to the hand split (Note [splitting a product]
- * in gemm_split.c), the rest to the backend. The batch runs in parallel over its matrices, one
- * thread per matrix, when the matrices are too small to split (PER_CALL_WORK) or on the small
- * kernel, or when the matrices divide evenly between the threads (or are many); else in order,
- * each matrix with the threads its size earns (Note [gemm grain]).
+ * gemm_small.c), those above it up to 2048^3 to the cache-blocked medium kernel (Note [medium
+ * products] in gemm_medium.c), other medium ones with threads to spare (where the medium kernel
+ * does not serve) to the hand split (Note [splitting a product] in gemm_split.c), the rest to the
+ * backend. The batch runs in parallel over its matrices, one thread per matrix, when the
+ * matrices are too small to split (PER_CALL_WORK) or on the small or medium kernel, or when the
+ * matrices divide evenly between the threads (or are many); else in order, each matrix with the
+ * threads its size earns (Note [gemm grain]).
  *
  * Note [gemm grain]
  * A product gets one thread per GEMM_GRAIN multiply-adds, up to pytensor.set_num_threads's count:
@@ -154,10 +156,10 @@ bool pt_linalg_may_overlap(const pt_tensor *x, const pt_tensor *y)
  * same way (its grain sizes). The kernels that pytensor splits itself pay none of BLIS's set-up
  * per thread, so they earn threads sooner: the small kernel one per SMALL_GRAIN (2^20, where
  * torch splits too: its 128^3 ran 50 us on two threads against 76 on one; ours 256^3 ran ~270 us
- * on two against ~410 on one), the hand split one per SPLIT_GRAIN (2^21) up to SPLIT_MAX (2^26),
- * above which BLIS's own threading serves as well. On a loaded machine (another process holding
- * a core) any two-thread region can cost milliseconds: the partner thread waits for a time
- * slice while the other spins at the barrier. */
+ * on two against ~410 on one), the medium kernel and the hand split one per SPLIT_GRAIN (2^21),
+ * the hand split up to SPLIT_MAX (2^26), above which BLIS's own threading serves as well. On a
+ * loaded machine (another process holding a core) any two-thread region can cost milliseconds:
+ * the partner thread waits for a time slice while the other spins at the barrier. */
 enum { PER_CALL_WORK = 64 * 64 * 64 };
 #define GEMM_GRAIN ((int64_t)1 << 22)
 #define SMALL_GRAIN ((int64_t)1 << 20)

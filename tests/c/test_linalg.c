@@ -1,12 +1,14 @@
 /* test_linalg.c - the product backends: the portable kernel against a naive triple loop for
  * every dtype family (integers wrapping, conjugation, alpha/beta, beta = 0 ignoring NaN), BLIS
  * against the portable kernel on strided and transposed operands, the small-product kernel under
- * every CPU capability and the hand-split products against the same loop, the stride forms BLIS
- * accepts, the backend switch, and the operators' fronts on meta tensors and bad input. */
+ * every CPU capability, the medium kernel likewise, and the hand-split products against the same
+ * loop, the stride forms BLIS accepts, the backend switch, and the operators' fronts on meta
+ * tensors and bad input. */
 #include <complex.h>
 #include <math.h>
 #include <stdlib.h>
 
+#include "../../csrc/kernels/gemm_medium.h"
 #include "../../csrc/kernels/gemm_small.h"
 #include "../../csrc/kernels/linalg.h"
 #include "pt_ops_internal.h"
@@ -39,7 +41,7 @@ static pt_gemm make_gemm(int32_t dtype, int64_t m, int64_t n, int64_t k)
     return g;
 }
 
-enum { VIA_BACKEND, VIA_SMALL, VIA_SPLIT };
+enum { VIA_BACKEND, VIA_SMALL, VIA_SPLIT, VIA_MEDIUM };
 
 static bool run_float64_via(int via, int32_t backend, int64_t m, int64_t n, int64_t k,
                             bool transposed, double alpha, double beta)
@@ -69,9 +71,10 @@ static bool run_float64_via(int via, int32_t backend, int64_t m, int64_t n, int6
     pt_blas_strides_ok(k, n, &g.rsb, &g.csb);
     pt_blas_strides_ok(m, n, &g.rsc, &g.csc);
     int32_t old = pt_blas_set_backend(backend);
-    bool ok = (via == VIA_SMALL   ? pt_gemm_small(&g)
-               : via == VIA_SPLIT ? pt_gemm_split(&g, 2)
-                                  : pt_blas_gemm(&g)) == PT_OK;
+    bool ok = (via == VIA_SMALL    ? pt_gemm_small(&g)
+               : via == VIA_SPLIT  ? pt_gemm_split(&g, 2)
+               : via == VIA_MEDIUM ? pt_gemm_medium(&g)
+                                   : pt_blas_gemm(&g)) == PT_OK;
     pt_blas_set_backend(old);
     for (int64_t i = 0; ok && i < m * n; i++) ok = c[i] == want[i]; /* small integers: exact */
     free(a);
@@ -100,6 +103,27 @@ PT_TEST(linalg_small_kernel_matches_a_naive_product_under_every_capability)
                 const int64_t *sh = shapes[s];
                 CHECK(run_float64_via(VIA_SMALL, pt_blas_backend(), sh[0], sh[1], sh[2], t, 1, 0));
                 CHECK(run_float64_via(VIA_SMALL, pt_blas_backend(), sh[0], sh[1], sh[2], t, 2, -3));
+            }
+    }
+    CHECK_OK(pt_cpu_capability_select(in_use));
+}
+
+/* Every capability's medium kernel (Note [medium products]), the AVX-512 one included where it
+ * runs though it does not serve: tile edges, MC and KC blocks +-1, two threads' rectangles. */
+PT_TEST(linalg_medium_kernel_matches_a_naive_product_under_every_capability)
+{
+    static const int64_t shapes[][3] = {{2, 2, 1},    {5, 7, 3},     {6, 16, 9},    {7, 17, 5},
+                                        {13, 33, 65}, {71, 9, 257},  {73, 25, 513}, {145, 40, 20},
+                                        {2, 100, 600}, {100, 2, 300}, {64, 100, 1000}};
+    int32_t in_use = pt_cpu_capability();
+    for (int32_t cap = 0; cap <= pt_cpu_capability_detected(); cap++) {
+        CHECK_OK(pt_cpu_capability_select(cap));
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+            for (int t = 0; t < 2; t++) {
+                const int64_t *sh = shapes[s];
+                int32_t be = pt_blas_backend();
+                CHECK(run_float64_via(VIA_MEDIUM, be, sh[0], sh[1], sh[2], t, 1, 0));
+                CHECK(run_float64_via(VIA_MEDIUM, be, sh[0], sh[1], sh[2], t, 2, -3));
             }
     }
     CHECK_OK(pt_cpu_capability_select(in_use));

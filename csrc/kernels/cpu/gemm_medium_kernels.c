@@ -52,9 +52,46 @@ typedef double uvec_f64 __attribute__((vector_size(32), aligned(8)));
 #define ALWAYS_INLINE inline __attribute__((always_inline))
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 
+/* Packs 8 float32 columns of B stored along k (B's rows one element apart) by depth [0, 8k):
+ * eight columns of 8 contiguous elements become eight packed rows, an 8 x 8 transpose in
+ * registers, instead of the 64 scalar copies of the generic loop. Returns the depth done. */
+#if defined(__AVX__)
+static int64_t pack_columns8_f32(const float *b, int64_t csb, int64_t kc, float *dst, int64_t ld)
+{
+    int64_t p = 0;
+    for (; p + 8 <= kc; p += 8) {
+        __m256 r[8], t[8], u[8];
+        for (int c = 0; c < 8; c++) r[c] = _mm256_loadu_ps(b + c * csb + p);
+        for (int c = 0; c < 8; c += 2) {
+            t[c] = _mm256_unpacklo_ps(r[c], r[c + 1]);
+            t[c + 1] = _mm256_unpackhi_ps(r[c], r[c + 1]);
+        }
+        for (int c = 0; c < 8; c += 4) {
+            u[c] = _mm256_shuffle_ps(t[c], t[c + 2], _MM_SHUFFLE(1, 0, 1, 0));
+            u[c + 1] = _mm256_shuffle_ps(t[c], t[c + 2], _MM_SHUFFLE(3, 2, 3, 2));
+            u[c + 2] = _mm256_shuffle_ps(t[c + 1], t[c + 3], _MM_SHUFFLE(1, 0, 1, 0));
+            u[c + 3] = _mm256_shuffle_ps(t[c + 1], t[c + 3], _MM_SHUFFLE(3, 2, 3, 2));
+        }
+        for (int q = 0; q < 4; q++) {
+            _mm256_store_ps(dst + (p + q) * ld, _mm256_permute2f128_ps(u[q], u[q + 4], 0x20));
+            _mm256_store_ps(dst + (p + q + 4) * ld, _mm256_permute2f128_ps(u[q], u[q + 4], 0x31));
+        }
+    }
+    return p;
+}
+#define PACK_COLUMNS_f32(b, csb, kc, dst)                                                          \
+    (pack_columns8_f32((b), (csb), (kc), (dst), NR_f32),                                           \
+     pack_columns8_f32((b) + 8 * (csb), (csb), (kc), (dst) + 8, NR_f32))
+#else
+#define PACK_COLUMNS_f32(b, csb, kc, dst) ((int64_t)0)
+#endif
+#define PACK_COLUMNS_f64(b, csb, kc, dst) ((int64_t)0)
+
 /* The tile of the last R rows of a block (panel_*'s names in scope). */
 #define EDGE_TILE(SUF, R)                                                                          \
-    case R: tile_##SUF(g, sliver, panel, kc, MIN(MR, R), nv, i0 + i, R, j, cols, first); break;
+    case R:                                                                                        \
+        tile_##SUF(g, sliver, ars, acs, panel, kc, MIN(MR, R), nv, i0 + i, R, j, cols, first);    \
+        break;
 
 #define GEMM_MEDIUM_KERNELS(SUF, T)                                                                \
     enum { L_##SUF = (int)(sizeof(vec_##SUF) / sizeof(T)), NR_##SUF = NV * L_##SUF };              \
@@ -97,7 +134,7 @@ typedef double uvec_f64 __attribute__((vector_size(32), aligned(8)));
                         *(vec_##SUF *)(dst + p * NR_##SUF + v * L_##SUF) =                         \
                             *(const uvec_##SUF *)(bj + p * rsb + v * L_##SUF);                     \
             } else if (cols == NR_##SUF && rsb == 1) {                                             \
-                for (int64_t p = 0; p < kc; p++)                                                   \
+                for (int64_t p = PACK_COLUMNS_##SUF(bj, csb, kc, dst); p < kc; p++)                \
                     for (int jj = 0; jj < NR_##SUF; jj++)                                          \
                         dst[p * NR_##SUF + jj] = bj[jj * csb + p];                                 \
             } else {                                                                               \
@@ -111,9 +148,9 @@ typedef double uvec_f64 __attribute__((vector_size(32), aligned(8)));
     /* One tile: C's rows [i, i + rows) by columns [j, j + cols) from a sliver and a panel, with  \
      * mr rows and nv vectors of accumulators (constants where this is inlined: the edges of C    \
      * take smaller tiles rather than multiply the packed zeros). */                              \
-    static ALWAYS_INLINE void tile_##SUF(const pt_gemm *g, const T *ap, const T *bp, int64_t kc,   \
-                                         int mr, int nv, int64_t i, int64_t rows, int64_t j,       \
-                                         int64_t cols, bool first)                                 \
+    static ALWAYS_INLINE void tile_##SUF(const pt_gemm *g, const T *ap, int64_t ars, int64_t acs,  \
+                                         const T *bp, int64_t kc, int mr, int nv, int64_t i,       \
+                                         int64_t rows, int64_t j, int64_t cols, bool first)        \
     {                                                                                              \
         const int64_t rsc = g->rsc, csc = g->csc;                                                  \
         T *c = (T *)g->c + i * rsc + j * csc;                                                      \
@@ -126,7 +163,7 @@ typedef double uvec_f64 __attribute__((vector_size(32), aligned(8)));
             for (int v = 0; v < nv; v++)                                                           \
                 bv[v] = *(const vec_##SUF *)(bp + p * NR_##SUF + v * L_##SUF);                     \
             for (int r = 0; r < mr; r++) {                                                         \
-                const vec_##SUF av = SPLAT_##SUF(ap[p * MR + r]);                                  \
+                const vec_##SUF av = SPLAT_##SUF(ap[p * acs + r * ars]);                           \
                 for (int v = 0; v < nv; v++) acc[r][v] = FMA_##SUF(av, bv[v], acc[r][v]);          \
             }                                                                                      \
         }                                                                                          \
@@ -155,14 +192,15 @@ typedef double uvec_f64 __attribute__((vector_size(32), aligned(8)));
     }                                                                                              \
                                                                                                    \
     /* The tiles of one panel: whole slivers, then the last one's rows, each count its own tile. */\
-    static ALWAYS_INLINE void panel_##SUF(const pt_gemm *g, const T *ap, const T *panel,           \
-                                          int64_t kc, int nv, int64_t i0, int64_t mc, int64_t j,   \
-                                          int64_t cols, bool first)                                \
+    static ALWAYS_INLINE void panel_##SUF(const pt_gemm *g, const T *ap, int64_t ars, int64_t acs, \
+                                          int64_t irs, const T *panel, int64_t kc, int nv,         \
+                                          int64_t i0, int64_t mc, int64_t j, int64_t cols,         \
+                                          bool first)                                              \
     {                                                                                              \
         int64_t i = 0;                                                                             \
         for (; i + MR <= mc; i += MR)                                                              \
-            tile_##SUF(g, ap + i * kc, panel, kc, MR, nv, i0 + i, MR, j, cols, first);             \
-        const T *sliver = ap + i * kc;                                                             \
+            tile_##SUF(g, ap + i * irs, ars, acs, panel, kc, MR, nv, i0 + i, MR, j, cols, first);  \
+        const T *sliver = ap + i * irs;                                                            \
         switch (mc - i) {                                                                          \
         EDGE_TILE(SUF, 5)                                                                          \
         EDGE_TILE(SUF, 4)                                                                          \
@@ -173,17 +211,34 @@ typedef double uvec_f64 __attribute__((vector_size(32), aligned(8)));
         }                                                                                          \
     }                                                                                              \
                                                                                                    \
-    static void block_##SUF(const pt_gemm *g, const void *apv, const void *bpv, int64_t i0,        \
-                            int64_t mc, int64_t j0, int64_t nc, int64_t kc, bool first)            \
+    /* A packed (ap): row i (a multiple of MR) + r at ap + i * kc + r, depth steps MR apart; A in  \
+     * place (ap NULL): g's own strides. Each a copy of the loops with its strides, irs the        \
+     * distance between rows i and i + 1 of whole slivers. */                                      \
+    static ALWAYS_INLINE void panels_##SUF(const pt_gemm *g, const T *ap, int64_t ars,             \
+                                           int64_t acs, int64_t irs, const T *bp, int64_t i0,      \
+                                           int64_t mc, int64_t j0, int64_t nc, int64_t kc,         \
+                                           bool first)                                             \
     {                                                                                              \
-        const T *ap = (const T *)apv, *bp = (const T *)bpv;                                        \
         for (int64_t j = 0; j < nc; j += NR_##SUF) {                                               \
             int64_t cols = MIN(NR_##SUF, nc - j);                                                  \
             if (cols > L_##SUF)                                                                    \
-                panel_##SUF(g, ap, bp + j * kc, kc, NV, i0, mc, j0 + j, cols, first);              \
+                panel_##SUF(g, ap, ars, acs, irs, bp + j * kc, kc, NV, i0, mc, j0 + j, cols, first);\
             else /* a narrow last panel: one vector of its columns */                              \
-                panel_##SUF(g, ap, bp + j * kc, kc, 1, i0, mc, j0 + j, cols, first);               \
+                panel_##SUF(g, ap, ars, acs, irs, bp + j * kc, kc, 1, i0, mc, j0 + j, cols, first);\
         }                                                                                          \
+    }                                                                                              \
+                                                                                                   \
+    static void block_##SUF(const pt_gemm *g, const void *apv, const void *bpv, int64_t i0,        \
+                            int64_t mc, int64_t p0, int64_t j0, int64_t nc, int64_t kc,            \
+                            bool first)                                                            \
+    {                                                                                              \
+        const T *bp = (const T *)bpv;                                                              \
+        if (apv) {                                                                                 \
+            panels_##SUF(g, (const T *)apv, 1, MR, kc, bp, i0, mc, j0, nc, kc, first);             \
+            return;                                                                                \
+        }                                                                                          \
+        const T *a = (const T *)g->a + i0 * g->rsa + p0 * g->csa;                                  \
+        panels_##SUF(g, a, g->rsa, g->csa, g->rsa, bp, i0, mc, j0, nc, kc, first);                 \
     }
 
 GEMM_MEDIUM_KERNELS(f32, float)
