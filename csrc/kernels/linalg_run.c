@@ -246,6 +246,25 @@ static pt_status gemm_one(const pt_gemm *g, int kernel)
     }
 }
 
+/* Matrix i of the batch on `kernel`.
+ *
+ * Note [no region around a threaded product]
+ * A product that is not split over its batch runs outside any parallel region: the kernels that
+ * thread one matrix (the small and medium kernels, the hand split, BLIS) open their own region,
+ * and libgomp starts a region nested in another one, even in an inactive `if (0)` one, on
+ * threads it creates for it and lets go after it rather than on its pool: 44-67 us per call on
+ * the 2-core development machine against ~1 us for the same region at the top level. That cost
+ * had made two threads no faster than one for 64x1000 @ 1000x100 (~200 us either way). */
+static pt_status gemm_at(const pt_tensor *a, const pt_tensor *b, const pt_tensor *c,
+                         const pt_gemm g, int kernel, int64_t i)
+{
+    pt_gemm one = g;
+    one.a = batch_ptr(a, i);
+    one.b = batch_ptr(b, i);
+    one.c = batch_ptr(c, i);
+    return gemm_one(&one, kernel);
+}
+
 static pt_status run_batch(pt_tensor *c, const pt_tensor *a, const pt_tensor *b, pt_gemm g)
 {
     int32_t n = c->ndim;
@@ -268,15 +287,16 @@ static pt_status run_batch(pt_tensor *c, const pt_tensor *a, const pt_tensor *b,
         }
     }
     pt_status st = PT_OK;
+    if (!split) {
+        /* Note [no region around a threaded product]: the kernel opens its own. */
+        for (int64_t i = 0; i < count && st == PT_OK; i++) st = gemm_at(a, b, c, g, kernel, i);
+        return st;
+    }
 #ifdef _OPENMP
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (split)
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
 #endif
     for (int64_t i = 0; i < count; i++) {
-        pt_gemm one = g;
-        one.a = batch_ptr(a, i);
-        one.b = batch_ptr(b, i);
-        one.c = batch_ptr(c, i);
-        pt_status s = gemm_one(&one, kernel);
+        pt_status s = gemm_at(a, b, c, g, kernel, i);
         if (s != PT_OK) {
 #ifdef _OPENMP
 #pragma omp atomic write
