@@ -15,7 +15,7 @@ import pytest
 import pytensor
 
 from _torch_oracle import requires_torch, torch
-from test_small_gemm import close, exact, operands
+from test_small_gemm import close, exact, operands, threads  # noqa: F401 (a fixture)
 
 DTYPES = ["float32", "float64"]
 LAYOUTS = ["plain", "a.t", "b.t", "both.t", "sliced", "negative", "offset"]
@@ -26,14 +26,6 @@ SHAPES = [(2, 2, 513), (5, 15, 513), (6, 16, 600), (7, 17, 700), (6, 8, 1025), (
           (71, 9, 520), (72, 8, 520), (73, 9, 520), (143, 17, 520), (144, 16, 520),
           (145, 33, 520), (290, 100, 600), (300, 300, 257), (301, 299, 300), (64, 100, 1000),
           (128, 512, 784), (128, 512, 512), (512, 512, 128), (97, 203, 1030)]
-
-
-@pytest.fixture(params=[1, 2], ids=lambda n: f"threads{n}")
-def threads(request):
-    saved = pytensor.get_num_threads()
-    pytensor.set_num_threads(request.param)
-    yield request.param
-    pytensor.set_num_threads(saved)
 
 
 def medium_operands(m, n, k, dtype, layout, seed=0, batch=()):

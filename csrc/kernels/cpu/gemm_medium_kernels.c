@@ -19,23 +19,8 @@
 #include <string.h>
 
 #include "gemm_medium.h"
+#include "gemm_tile.h"
 
-#if defined(__FMA__)
-#include <immintrin.h>
-#define FMA_f32(a, b, c) _mm256_fmadd_ps((a), (b), (c))
-#define FMA_f64(a, b, c) _mm256_fmadd_pd((a), (b), (c))
-#else
-#define FMA_f32(a, b, c) ((a) * (b) + (c))
-#define FMA_f64(a, b, c) ((a) * (b) + (c))
-#endif
-#define SPLAT_f32(x) ((vec_f32){(x), (x), (x), (x), (x), (x), (x), (x)})
-#define SPLAT_f64(x) ((vec_f64){(x), (x), (x), (x)})
-
-#if defined(__AVX__)
-enum { MR = 6 };
-#else
-enum { MR = 2 };
-#endif
 enum { NV = 2 }; /* vectors per row of a tile */
 
 #if defined(PT_CPU_CAP_AVX512)
@@ -44,12 +29,6 @@ enum { NV = 2 }; /* vectors per row of a tile */
 #define MEDIUM_SERVES true
 #endif
 
-typedef float vec_f32 __attribute__((vector_size(32)));
-typedef float uvec_f32 __attribute__((vector_size(32), aligned(4)));
-typedef double vec_f64 __attribute__((vector_size(32)));
-typedef double uvec_f64 __attribute__((vector_size(32), aligned(8)));
-
-#define ALWAYS_INLINE inline __attribute__((always_inline))
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 
 /* Packs 8 float32 columns of B stored along k (B's rows one element apart) by depth [0, 8k):
