@@ -40,9 +40,11 @@ GENERATED = os.path.relpath(gen_ops.OUT, ROOT)  # build/generated
 CPU_SOURCES = sorted(glob.glob("csrc/kernels/cpu/*.c"))
 CPU_WRAPPERS = build_config.write_cpu_wrappers(CPU_SOURCES, GENERATED, CONFIG["cpu_capabilities"])
 KERNEL_HEADERS = sorted(glob.glob("csrc/kernels/*.h") + glob.glob("csrc/kernels/cpu/*.h")
+                        + glob.glob("csrc/kernels/nn/*.h")
                         + glob.glob("csrc/core/*.h") + glob.glob("csrc/include/*.h")
                         + glob.glob("csrc/autograd/*.h"))
 CORE_SOURCES = sorted(glob.glob("csrc/core/*.c") + glob.glob("csrc/kernels/*.c")
+                      + glob.glob("csrc/kernels/nn/*.c")
                       + glob.glob("csrc/ops/*.c") + glob.glob("csrc/autograd/*.c")) + [
     os.path.join(GENERATED, "pt_ops.c"), os.path.join(GENERATED, "pt_autograd.c")]
 # What build_clib cannot see by itself: the headers a source includes. Objects are rebuilt one by
@@ -212,7 +214,7 @@ class BuildExt(build_ext):
 
 setup(
     version=VERSION["__version__"],
-    packages=["pytensor", "pytensor._C", "pytensor.autograd", "pytensor.cuda"],
+    packages=["pytensor", "pytensor._C", "pytensor.autograd", "pytensor.cuda", "pytensor.nn"],
     libraries=[("pytensor_core", {
         "sources": CORE_SOURCES,
         "include_dirs": INCLUDE_DIRS,

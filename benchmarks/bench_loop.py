@@ -21,17 +21,30 @@ Sections:
 Ratios are time ratios pytensor/torch: below 1 pytensor is faster. Without torch only pytensor's
 times print.
 
+Isolation (``--isolate``, the default above one thread): each library runs in a process of its
+own, the processes alternating, ``--rounds`` of them per library, and each row takes the median
+over rounds. In one process the libraries' thread pools disturb each other: torch's OpenMP
+threads (its own libgomp) and NumPy's OpenBLAS threads spin for a while after each of their
+calls, and on a machine with as many cores as threads those spinning threads take the cores the
+next library's parallel region needs. Timings interleaved in one process then charge one
+library's idle spinning to the other. ``--no-isolate`` keeps the interleaved single process (the
+only mode at one thread, where no pool spins). The children also pin NumPy's BLAS to the thread
+count under test.
+
     python benchmarks/bench_loop.py [--threads 1,2] [--steps 500] [--reps 5]
                                     [--only loop,lines,sequence,smallmm,midmm,alloc]
-                                    [--dtypes float32,float64]
+                                    [--dtypes float32,float64] [--isolate | --no-isolate]
+                                    [--rounds 3]
 """
 from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import os
 import resource
 import statistics
+import subprocess
 import sys
 import time
 
@@ -47,6 +60,11 @@ try:
 except ImportError:
     torch = None
 
+# Set in a child of --isolate: the one library it times, and where its rows go instead of stdout.
+ONLY_LIB = None
+RECORDS = None
+
+SEQUENCE_ROW = ": mm, scale, pair"
 SECTIONS = ("loop", "lines", "sequence", "smallmm", "midmm", "alloc")
 N, D_IN, H, D_OUT = 64, 1000, 100, 10
 LR = 1e-6
@@ -82,7 +100,16 @@ def libs():
     out = [("pytensor", pytensor)]
     if torch is not None:
         out.append(("torch", torch))
+    if ONLY_LIB is not None:
+        out = [(k, v) for k, v in out if k == ONLY_LIB]
     return out
+
+
+def with_numpy(fns, fn):
+    """Adds NumPy's variant of a row where this process times NumPy."""
+    if ONLY_LIB in (None, "numpy"):
+        fns["numpy"] = fn
+    return fns
 
 
 def set_threads(n):
@@ -115,9 +142,24 @@ def ratio(res, a="pytensor", b="torch"):
     return f"{res[a] / res[b]:6.2f}x"
 
 
-def row(label, res, unit=1e6, fmt="{:9.1f}"):
-    cells = "  ".join(f"{k} " + fmt.format(v * unit) for k, v in res.items())
-    print(f"  {label:<36s} {cells}  {ratio(res)}", flush=True)
+def row(label, res, unit=1e6, fmt="{:9.1f}", extra=None):
+    rec = {"label": label, "res": res, "unit": unit, "fmt": fmt, "extra": extra}
+    if RECORDS is not None:
+        RECORDS.append(rec)
+    else:
+        emit(rec)
+
+
+def emit(rec):
+    label, res, extra = rec["label"], rec["res"], rec["extra"]
+    if label.endswith(SEQUENCE_ROW):
+        print_sequence(rec)
+    elif extra is not None:
+        cells = "  ".join(f"{k} {res[k] * 1e6:9.1f} µs {extra[k]:7.1f} flt" for k in res)
+        print(f"  {label:<36s} {cells}  {ratio(res)}", flush=True)
+    else:
+        cells = "  ".join(f"{k} " + rec["fmt"].format(v * rec["unit"]) for k, v in res.items())
+        print(f"  {label:<36s} {cells}  {ratio(res)}", flush=True)
 
 
 # ---------------------------------------------------------------- sections
@@ -162,7 +204,7 @@ def line_cases(lib):
 def bench_lines(args):
     print("lines: each line of the step alone (µs per call)")
     cases = {name: line_cases(lib) for name, lib in libs()}
-    for label in cases["pytensor"]:
+    for label in next(iter(cases.values())):
         fns = {name: c[label] for name, c in cases.items()}
         row(label, side_by_side(fns, args.number, args.reps))
 
@@ -175,10 +217,16 @@ def bench_sequence(args):
         prod = x.t().mm(gh)
         parts = side_by_side({"mm": lambda: x.t().mm(gh), "scale": lambda: 1e-6 * prod,
                               "pair": lambda: 1e-6 * x.t().mm(gh)}, args.number, args.reps)
-        total = parts["mm"] + parts["scale"]
-        print(f"  {name:<9s} mm {parts['mm'] * 1e6:8.1f}  scale {parts['scale'] * 1e6:8.1f}  "
-              f"pair {parts['pair'] * 1e6:8.1f}  pair/(mm+scale) {parts['pair'] / total:5.2f}",
-              flush=True)
+        row(f"{name}{SEQUENCE_ROW}", {f"{name} {k}": v for k, v in parts.items()})
+
+
+def print_sequence(rec):
+    """The sequence row of one library: its parts, the pair and pair/(mm+scale)."""
+    res = rec["res"]
+    name = rec["label"][:-len(SEQUENCE_ROW)]
+    mm, scale, pair = (res[f"{name} {k}"] for k in ("mm", "scale", "pair"))
+    print(f"  {name:<9s} mm {mm * 1e6:8.1f}  scale {scale * 1e6:8.1f}  "
+          f"pair {pair * 1e6:8.1f}  pair/(mm+scale) {pair / (mm + scale):5.2f}", flush=True)
 
 
 def smallmm_cases(lib, n, dtype):
@@ -208,7 +256,7 @@ def bench_smallmm(args):
         for n in (8, 16, 32, 64, 128, 256):
             cases = {name: smallmm_cases(lib, n, dtype) for name, lib in libs()}
             number = max(10, args.number // max(1, (n // 32) ** 2))
-            for label in cases["pytensor"]:
+            for label in next(iter(cases.values())):
                 fns = {name: c[label] for name, c in cases.items()}
                 row(f"{dtype[5:]} n={n:<4d}{label}", side_by_side(fns, number, args.reps))
 
@@ -236,7 +284,7 @@ def bench_midmm(args):
                 la, lb = lib.from_numpy(a), lib.from_numpy(b)
                 fns[name] = (lambda la=la, lb=lb: la.t().mm(lb)) if at else \
                             (lambda la=la, lb=lb: la.mm(lb))
-            fns["numpy"] = (lambda: a.T @ b) if at else (lambda: a @ b)
+            with_numpy(fns, (lambda: a.T @ b) if at else (lambda: a @ b))
             number = max(5, args.number // 4)
             row(f"{dtype[5:]} {label}", side_by_side(fns, number, args.reps))
 
@@ -263,11 +311,56 @@ def bench_alloc(args):
             for _ in range(3):
                 fn()
             flt[name] = faults(fn, number)
-        cells = "  ".join(f"{k} {res[k] * 1e6:9.1f} µs {flt[k]:7.1f} flt" for k in res)
-        print(f"  {kib:>5d} KiB  {cells}  {ratio(res)}", flush=True)
+        row(f"{kib:>5d} KiB", res, extra=flt)
+
+
+def run_child(args, section, n, lib, path):
+    """One process timing one library in one section; its rows come back through path."""
+    cmd = [sys.executable, os.path.abspath(__file__), "--child-lib", lib, "--records", path,
+           "--threads", str(n), "--only", section, "--steps", str(args.steps),
+           "--reps", str(args.reps), "--number", str(args.number), "--dtypes", args.dtypes,
+           "--no-isolate"]
+    env = dict(os.environ, OPENBLAS_NUM_THREADS=str(n), MKL_NUM_THREADS=str(n))
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit(f"{lib} child failed in section {section}:\n{out.stderr}")
+    with open(path) as f:
+        return out.stdout.splitlines()[-1] if out.stdout else "", json.load(f)
+
+
+def isolated_section(args, section, n):
+    """Alternates one process per library, args.rounds times; prints the median of each row."""
+    import tempfile
+    names = [name for name, _ in libs()] + (["numpy"] if section == "midmm" else [])
+    rounds = {name: [] for name in names}
+    header = None
+    with tempfile.TemporaryDirectory() as tmp:
+        for r in range(args.rounds):
+            for name in names:
+                head, recs = run_child(args, section, n, name, os.path.join(tmp, f"{name}{r}"))
+                header = header or head
+                rounds[name].append(recs)
+    print(header, f"[one process per library, median of {args.rounds} rounds]", flush=True)
+    # Rows of one label from every library merge into one line; a label of one library alone
+    # (the sequence rows) prints on its own line.
+    order, merged = [], {}
+    for name in names:
+        for i, rec in enumerate(rounds[name][0]):
+            recs = [rnd[i] for rnd in rounds[name]]
+            if rec["label"] not in merged:
+                order.append(rec["label"])
+                merged[rec["label"]] = dict(rec, res={}, extra=None if rec["extra"] is None else {})
+            out = merged[rec["label"]]
+            for key in rec["res"]:
+                out["res"][key] = statistics.median(r["res"][key] for r in recs)
+                if out["extra"] is not None:
+                    out["extra"][key] = statistics.median(r["extra"][key] for r in recs)
+    for label in order:
+        emit(merged[label])
 
 
 def main(argv=None):
+    global ONLY_LIB, RECORDS
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--threads", default=f"1,{os.cpu_count() or 1}")
     ap.add_argument("--steps", type=int, default=500)
@@ -275,20 +368,36 @@ def main(argv=None):
     ap.add_argument("--number", type=int, default=200, help="calls per timed sample")
     ap.add_argument("--only", default=",".join(SECTIONS))
     ap.add_argument("--dtypes", default="float32,float64", help="smallmm and midmm dtypes")
+    ap.add_argument("--isolate", action=argparse.BooleanOptionalAction, default=None,
+                    help="one process per library (default: above one thread)")
+    ap.add_argument("--rounds", type=int, default=3, help="processes per library (--isolate)")
+    ap.add_argument("--child-lib", help=argparse.SUPPRESS)
+    ap.add_argument("--records", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     only = [s for s in args.only.split(",") if s]
     for s in only:
         if s not in SECTIONS:
             ap.error(f"unknown section {s!r}; choose from {', '.join(SECTIONS)}")
     counts = sorted({int(t) for t in args.threads.split(",") if t})
+    if args.child_lib:
+        ONLY_LIB, RECORDS = args.child_lib, []
+        set_threads(counts[0])
+        globals()[f"bench_{only[0]}"](args)
+        with open(args.records, "w") as f:
+            json.dump(RECORDS, f)
+        return
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"pytensor {getattr(pytensor, '__version__', '?')}, torch "
           f"{torch.__version__ if torch else 'absent'}, {os.cpu_count()} cores, load {load:.2f}")
     for n in counts:
         set_threads(n)
         print(f"=== {n} thread{'s' if n > 1 else ''} ===")
+        isolate = args.isolate if args.isolate is not None else n > 1
         for s in only:
-            globals()[f"bench_{s}"](args)
+            if isolate:
+                isolated_section(args, s, n)
+            else:
+                globals()[f"bench_{s}"](args)
 
 
 if __name__ == "__main__":

@@ -500,7 +500,10 @@ class Group:
     def refresh(self) -> list:
         t = table()
         if self.snapshot is not _snapshot:
-            want = {1: lib.PT_VARIANT_FUNCTION, 2: lib.PT_VARIANT_METHOD}.get(self.kind, 0)
+            # A function is the same binding in the top namespace and in _C._nn; which
+            # namespace offers it is decided where the name is looked up.
+            want = {1: lib.PT_VARIANT_FUNCTION | lib.PT_VARIANT_NN,
+                    2: lib.PT_VARIANT_METHOD}.get(self.kind, 0)
             sigs = []
             for op in t.get(self.qualname, ()):
                 try:

@@ -233,7 +233,11 @@ KEYS = {
     "CompositeImplicitAutograd": "PT_KEY_COMPOSITE_IMPLICIT_AUTOGRAD",
     "CompositeExplicitAutograd": "PT_KEY_COMPOSITE_EXPLICIT_AUTOGRAD",
 }
-VARIANTS = {"function": "PT_VARIANT_FUNCTION", "method": "PT_VARIANT_METHOD"}
+VARIANTS = {"function": "PT_VARIANT_FUNCTION", "method": "PT_VARIANT_METHOD",
+            "nn": "PT_VARIANT_NN"}
+# `python_module: nn` moves an operator's function from the top namespace to torch._C._nn (its
+# method, if any, stays); other modules are not declared yet.
+PYTHON_MODULES = {"nn"}
 _C_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -308,9 +312,15 @@ def load_ops(files: Optional[list] = None) -> list:
             value, vline = e.fields["variants"]
             variants = [v.strip() for v in value.split(",") if v.strip()]
             for v in variants:
-                if v not in VARIANTS:
+                if v not in ("function", "method"):
                     raise DeclarationError(f"{rel}:{vline}: unknown variant {v!r} (function, "
                                            "method)")
+        if "python_module" in e.fields:
+            module, mline = e.fields["python_module"]
+            if module not in PYTHON_MODULES:
+                raise DeclarationError(f"{rel}:{mline}: unknown python_module {module!r} "
+                                       f"(known: {', '.join(sorted(PYTHON_MODULES))})")
+            variants = [module if v == "function" else v for v in variants]
         impls = []
         for keys, kernel, kline in e.dispatch:
             if not _C_NAME.match(kernel):

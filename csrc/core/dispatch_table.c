@@ -280,6 +280,8 @@ static const char *variants_text(int32_t variants)
     case PT_VARIANT_FUNCTION | PT_VARIANT_METHOD: return "function, method";
     case PT_VARIANT_METHOD: return "method";
     case PT_VARIANT_FUNCTION: return "function";
+    case PT_VARIANT_NN: return "function in _C._nn";
+    case PT_VARIANT_NN | PT_VARIANT_METHOD: return "function in _C._nn, method";
     default: return "none";
     }
 }

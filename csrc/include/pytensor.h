@@ -617,8 +617,10 @@ PT_API int32_t pt_dispatch_op_count(void);
 PT_API pt_status pt_dispatch_op_at(int32_t index, pt_op **out);
 PT_API const pt_schema *pt_op_schema(const pt_op *op); /* borrowed; NULL before the def */
 PT_API const char *pt_op_name(const pt_op *op);        /* "aten::add.Tensor" */
-/* Python bindings the declarations ask for (the `variants:` of native_functions.yaml). */
-enum { PT_VARIANT_FUNCTION = 1, PT_VARIANT_METHOD = 2 };
+/* Python bindings the declarations ask for (the `variants:` of native_functions.yaml); an
+ * operator declared with `python_module: nn` has its function in pytensor._C._nn instead of the
+ * top namespace (PT_VARIANT_NN in place of PT_VARIANT_FUNCTION). */
+enum { PT_VARIANT_FUNCTION = 1, PT_VARIANT_METHOD = 2, PT_VARIANT_NN = 4 };
 PT_API int32_t pt_op_variants(const pt_op *op);
 /* Boxed call: arguments (all, in schema order, defaults filled by the caller) on the stack; the
  * key set comes from the tensor arguments, the thread-local sets and the op's fallthroughs. */

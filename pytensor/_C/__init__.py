@@ -212,10 +212,12 @@ _LAZY = {
 
 
 def __getattr__(name: str):
+    import importlib
+    if name == "_nn":  # the submodule pytensor._C._nn (THNN's functions), imported on first use
+        return importlib.import_module(f"{__name__}._nn")
     where = _LAZY.get(name)
     if where is None:
         raise AttributeError(f"module '{__name__}' has no attribute '{name}'")
-    import importlib
     value = getattr(importlib.import_module(f"pytensor.{where}"), name)
     globals()[name] = value
     return value

@@ -1,0 +1,12 @@
+"""``pytensor.nn``: neural-network functions (``pytensor.nn.functional``) over the operators of
+``pytensor._C._nn`` and the top namespace, each with its own forward and backward kernels in C.
+
+>>> import pytensor
+>>> import pytensor.nn.functional as F
+>>> F.relu(pytensor.tensor([-1.0, 2.0])).tolist()
+[0.0, 2.0]
+"""
+
+from __future__ import annotations
+
+from . import functional  # noqa: F401

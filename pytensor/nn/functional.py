@@ -1,0 +1,26 @@
+"""``pytensor.nn.functional``: torch.nn.functional's functions, with its argument names, defaults,
+checks and messages.
+
+Each family lives in a module of its own (``_f_<family>.py``); this module gathers their public
+names. The functions are thin: argument checks and the choice of operator happen here, the
+arithmetic in the operators' C kernels (declared in csrc/ops/nn_*.yaml, kernels in
+csrc/kernels/nn/), whose derivatives are in csrc/ops/derivatives.yaml.
+
+>>> import pytensor
+>>> import pytensor.nn.functional as F
+>>> F.relu(pytensor.tensor([-1.0, 2.0])).tolist()
+[0.0, 2.0]
+"""
+
+from __future__ import annotations
+
+from . import _f_activation, _f_conv, _f_loss, _f_norm, _f_pool, _f_sample
+from ._f_activation import *  # noqa: F401,F403
+from ._f_conv import *  # noqa: F401,F403
+from ._f_loss import *  # noqa: F401,F403
+from ._f_norm import *  # noqa: F401,F403
+from ._f_pool import *  # noqa: F401,F403
+from ._f_sample import *  # noqa: F401,F403
+
+__all__ = sorted(set(_f_activation.__all__ + _f_conv.__all__ + _f_loss.__all__ + _f_norm.__all__
+                     + _f_pool.__all__ + _f_sample.__all__))
