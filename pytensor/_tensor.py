@@ -1005,6 +1005,7 @@ _WRITTEN_METHODS = {
     "select": ("aten::select", ("dim", "index"), False),
     "unfold": ("aten::unfold", ("dimension", "size", "step"), False),
     "item": ("aten::item", (), False),
+    "clone": ("aten::clone", ("memory_format",), False),
 }
 
 

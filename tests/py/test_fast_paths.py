@@ -736,6 +736,9 @@ CALL_FORMS = [
     (_m("to"), lambda: (_t(2, 3),), {"dtype": pytensor.float32, "copy": True}, "fast self"),
     (_m("to"), lambda: (_t(2, 3), "cpu"), {}, "self"),
     (_m("to"), lambda: (_t(2, 3), _t(1, dtype=_F64)), {}, "self"),
+    (_m("clone"), lambda: (_t(2, 3).t(),), {}, "fast"),
+    (_m("clone"), lambda: (_t(2, 3).t(),), {"memory_format": pytensor.contiguous_format}, ""),
+    (_m("clone"), lambda: (_t(2, 3),), {"memory_format": 3}, ""),     # refused by the binding
     (_m("item"), lambda: (_t(1) + 2.5,), {}, "fast"),
     (_m("item"), lambda: (pytensor.tensor([[-3]]),), {}, "fast"),
     (_m("item"), lambda: (pytensor.tensor(True),), {}, ""),
