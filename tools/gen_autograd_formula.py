@@ -126,6 +126,7 @@ class Emitter:
         self.temps: list = []       # tensor temporaries (released at the end)
         self.locals: list = []      # other declarations
         self.chunk_unpacked: set = set()  # saved variables unpacked in the current formula
+        self.group_mask = None  # grad_input_mask while a formula of several inputs compiles
         self.n = 0
 
     def fresh(self, prefix="t"):
@@ -402,6 +403,32 @@ class Emitter:
                            f"{', ' if kwargs else ''}{', '.join(kwargs)}): "
                            + ("; ".join(errors) or "no such operator"))
 
+    def compile_multi(self, node, n: int) -> list:
+        """A formula of several inputs (Note [one formula for several inputs] in
+        gen_autograd_parse): one call of an operator with n Tensor results; their C names, each
+        NULL where the operator left that gradient undefined."""
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+            raise FormulaError("a formula of several inputs is one call of an operator")
+        args = [self.compile(a) for a in node.args]
+        kwargs = {k.arg: self.compile(k.value) for k in node.keywords}
+        errors = []
+        for op in self.ops_by_name.get(node.func.id, []):
+            rets = op.schema.returns
+            if len(rets) != n or any(t.base != "Tensor" or t.shape for t, _ in rets):
+                errors.append(f"{op.schema.full_name}: does not return {n} tensors")
+                continue
+            try:
+                cargs = self.bind(op, args, kwargs)
+            except FormulaError as e:
+                errors.append(f"{op.schema.full_name}: {e}")
+                continue
+            outs = [self.tensor_temp() for _ in range(n)]
+            call = ", ".join(cargs + [f"&{o}" for o in outs])
+            self.lines.append(f"    if (pt_call_{op.schema.ident}({call}) != PT_OK) goto fail;")
+            return outs
+        raise FormulaError(f"no overload of '{node.func.id}' fits: "
+                           + ("; ".join(errors) or "no such operator"))
+
     def bind(self, op, args, kwargs) -> list:
         params = op.schema.args
         positional = [p for p in params if not p.kwarg_only]
@@ -465,6 +492,10 @@ class Emitter:
             if v.kind == "None":
                 return ["-1"]
             return self.as_kind(v, "B", what)
+        if base == "bool" and shape == "[]":
+            if v.kind != "L":
+                raise FormulaError(f"{what}: expected a bool list (grad_input_mask)")
+            return [v.expr]
         if base == "ScalarType":
             if v.kind == "None":
                 return ["-1"]

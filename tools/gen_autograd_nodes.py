@@ -105,6 +105,10 @@ class NodeGen(KernelGen):
 
     # -------------------------------------------------------- apply
     def lookup(self, name, em: Emitter) -> Val:
+        if name == "grad_input_mask":
+            if em.group_mask is None:
+                raise FormulaError("grad_input_mask is for a formula of several inputs")
+            return em.group_mask
         if self.d.list_output:
             if name == "grads":
                 return Val("GL", "self, grads")
@@ -179,8 +183,34 @@ class NodeGen(KernelGen):
             self.emit_list_apply(body_em, out)
             return
         chunks = []
+        groups = {}  # Note [one formula for several inputs]: group -> its results' C names
+        edge = {f.inputs[0]: i for i, f in enumerate(d.formulas)}
         for i, f in enumerate(d.formulas):
             em = body_em
+            if f.group and f.group not in groups:
+                needs = [f"pt_node_needs_output(self, {edge[n]})" for n in f.group if n in edge]
+                em.chunk_unpacked = set()
+                start = len(em.lines)
+                mask = em.fresh("mask")
+                em.locals.append(f"    int64_t {mask}[{len(f.group)}];")
+                for k, n in enumerate(f.group):
+                    em.lines.append(f"    {mask}[{k}] = "
+                                    + (f"pt_node_needs_output(self, {edge[n]});" if n in edge
+                                       else "0;"))
+                em.group_mask = Val("L", f"{len(f.group)}, {mask}")
+                try:
+                    results = em.compile_multi(f.tree, len(f.group))
+                except FormulaError as err:
+                    raise DeclarationError(f"{DERIVATIVES_REL}:{f.line}: {', '.join(f.group)}: "
+                                           f"{err}")
+                em.group_mask = None
+                groups[f.group] = results
+                chunks.append((" || ".join(needs), em.lines[start:], None))
+                del em.lines[start:]
+            if f.group:
+                chunks.append((f"pt_node_needs_output(self, {i})", [], i,
+                               groups[f.group][f.group.index(f.inputs[0])]))
+                continue
             em.chunk_unpacked = set()
             start = len(em.lines)
             try:
@@ -191,7 +221,7 @@ class NodeGen(KernelGen):
                 raise DeclarationError(f"{DERIVATIVES_REL}:{f.line}: the formula is not a tensor")
             body = em.lines[start:]
             del em.lines[start:]
-            chunks.append((i, body, v.expr))
+            chunks.append((f"pt_node_needs_output(self, {i})", body, i, v.expr))
         for name in body_em.locals:
             out.append(name)
         for t in body_em.temps:
@@ -205,11 +235,13 @@ class NodeGen(KernelGen):
                 out.append(f"    pt_tensor *const g{i} = grads[{i}];")
             out.append("    if (" + " && ".join(f"!g{i}" for i in range(self.nret)) +
                        ") return PT_OK;")
-        for i, body, result in chunks:
-            out.append(f"    if (pt_node_needs_output(self, {i})) {{")
+        for cond, body, *edge_result in chunks:
+            out.append(f"    if ({cond}) {{")
             out.extend("    " + line for line in body)
-            out.append(f"        outs[{i}] = {result};")
-            out.append(f"        pt_tensor_retain({result});")
+            if edge_result[0] is not None:
+                i, result = edge_result
+                out.append(f"        outs[{i}] = {result};")
+                out.append(f"        if ({result}) pt_tensor_retain({result});")
             out.append("    }")
         out.append("    goto done;")
         out.append("fail: __attribute__((unused));")

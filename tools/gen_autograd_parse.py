@@ -29,6 +29,7 @@ class Entry:
     line: int
     name: str
     fields: dict = field(default_factory=dict)  # key -> (value, line)
+    groups: dict = field(default_factory=dict)  # key -> the keys of its line, when several
 
 
 def read_entries(path: str = DERIVATIVES, rel: str = DERIVATIVES_REL) -> list:
@@ -49,11 +50,13 @@ def read_entries(path: str = DERIVATIVES, rel: str = DERIVATIVES_REL) -> list:
         key, sep, value = line.strip().partition(":")
         if not sep or not value.strip():
             raise DeclarationError(f"{where}: expected 'input: formula'")
-        for k in key.split(","):
-            k = k.strip()
+        keys = tuple(k.strip() for k in key.split(","))
+        for k in keys:
             if k in cur.fields:
                 raise DeclarationError(f"{where}: '{k}' is given twice")
             cur.fields[k] = (value.strip(), lineno)
+            if len(keys) > 1:
+                cur.groups[k] = keys
     return entries
 
 
@@ -78,6 +81,9 @@ class Formula:
     tree: object
     line: int
     uses: set = field(default_factory=set)  # names the formula reads
+    # Note [one formula for several inputs]: `a, b, c: f(...)` gives each of a, b, c a Formula
+    # with the same tree; group is (a, b, c) and f returns one gradient per name, in that order.
+    group: tuple = ()
 
 
 @dataclass
@@ -93,6 +99,21 @@ class Derivative:
     display: str = ""           # the name the node reports (node unless node_name says)
     list_input: Optional[str] = None  # the Tensor[] input with an edge per element
     list_output: bool = False   # the one result is a Tensor[]: a node input per element
+
+
+class _ReturnNames(ast.NodeTransformer):
+    """Names an output by its schema name (`output`, `logsumexp`) as torch's formulas do: each
+    becomes result<i>."""
+
+    def __init__(self, schema):
+        args = {a.name for a in schema.args}
+        self.names = {n: f"result{i}" for i, (_, n) in enumerate(schema.returns)
+                      if n and n not in args}
+
+    def visit_Name(self, node):
+        if node.id in self.names:
+            return ast.copy_location(ast.Name(self.names[node.id], node.ctx), node)
+        return node
 
 
 class _Collect(ast.NodeVisitor):
@@ -158,7 +179,8 @@ def load(ops: list, path: str = DERIVATIVES, rel: str = DERIVATIVES_REL) -> list
                 tree = ast.parse(value, mode="eval").body
             except SyntaxError as err:
                 raise DeclarationError(f"{rel}:{line}: formula does not parse: {err.msg}")
-            formulas.append(Formula([key], value, tree, line))
+            tree = _ReturnNames(schema).visit(tree)
+            formulas.append(Formula([key], value, tree, line, group=e.groups.get(key, ())))
         order = {n: i for i, n in enumerate(tensor_args)}
         formulas.sort(key=lambda f: order[f.inputs[0]])
         diff = [f.inputs[0] for f in formulas]
@@ -186,7 +208,12 @@ def load(ops: list, path: str = DERIVATIVES, rel: str = DERIVATIVES_REL) -> list
             c = _Collect()
             c.visit(f.tree)
             f.uses = c.names
-            d.uses |= c.names
+            if f.group:
+                f.uses = f.uses - {"grad_input_mask"}
+            elif "grad_input_mask" in f.uses:
+                raise DeclarationError(f"{rel}:{f.line}: grad_input_mask is for a formula of "
+                                       "several inputs")
+            d.uses |= f.uses
         derivs.append(d)
     _attach_inplace(ops, derivs)
     return derivs
