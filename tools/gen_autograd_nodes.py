@@ -191,13 +191,15 @@ class NodeGen(KernelGen):
                 needs = [f"pt_node_needs_output(self, {edge[n]})" for n in f.group if n in edge]
                 em.chunk_unpacked = set()
                 start = len(em.lines)
-                mask = em.fresh("mask")
-                em.locals.append(f"    int64_t {mask}[{len(f.group)}];")
-                for k, n in enumerate(f.group):
-                    em.lines.append(f"    {mask}[{k}] = "
-                                    + (f"pt_node_needs_output(self, {edge[n]});" if n in edge
-                                       else "0;"))
-                em.group_mask = Val("L", f"{len(f.group)}, {mask}")
+                if any(isinstance(x, ast.Name) and x.id == "grad_input_mask"
+                       for x in ast.walk(f.tree)):
+                    mask = em.fresh("mask")
+                    em.locals.append(f"    int64_t {mask}[{len(f.group)}];")
+                    for k, n in enumerate(f.group):
+                        em.lines.append(f"    {mask}[{k}] = "
+                                        + (f"pt_node_needs_output(self, {edge[n]});" if n in edge
+                                           else "0;"))
+                    em.group_mask = Val("L", f"{len(f.group)}, {mask}")
                 try:
                     results = em.compile_multi(f.tree, len(f.group))
                 except FormulaError as err:
