@@ -1,7 +1,7 @@
 """scaled_dot_product_attention: the fused CPU kernel (_scaled_dot_product_flash_attention_for_cpu
 and its backward) and the math composition, against a NumPy reference (always) and torch (when
 installed): values, gradients, masks (bool, float, broadcast, rows masked throughout), is_causal,
-grouped-query heads, dtypes, strided inputs, block edges (64 query rows, 128 keys), the path
+grouped-query heads, dtypes, strided inputs, block edges (128 query rows, 128 keys), the path
 each call takes, node names and bad input."""
 from __future__ import annotations
 
@@ -52,7 +52,7 @@ def rand(*shape, seed=0, dtype=np.float32):
 
 CASES = [  # B, Hq, Hk, L, S, E, causal, mask kind, gqa
     (2, 3, 3, 5, 7, 8, False, None, False),
-    (1, 2, 2, 64, 128, 16, False, None, False),        # exactly one block each way
+    (1, 2, 2, 128, 128, 16, False, None, False),       # exactly one block each way
     (2, 4, 2, 70, 150, 16, True, None, True),          # block edges, causal, grouped heads
     (1, 2, 2, 130, 129, 32, False, "bool", False),     # a row masked throughout
     (2, 2, 2, 64, 200, 8, False, "float", False),
