@@ -291,8 +291,13 @@ bool pt_onednn_built(void) { return true; }
 bool pt_onednn_serves(const pt_conv_geom *g, int pass)
 {
     PT_UNUSED(pass);
-    if (!onednn_on || broken || g->dtype != PT_FLOAT32) return false;
-    return pt_conv_macs(g) > 0;
+    if (!onednn_on || broken || g->dtype != PT_FLOAT32 || pt_conv_macs(g) == 0) return false;
+    /* a pointwise convolution is one product on pytensor's buffers as they are, where oneDNN
+     * reorders them into its blocked layout and back first */
+    bool pointwise = g->groups == 1;
+    for (int i = 0; i < 3; i++)
+        pointwise = pointwise && g->k[i] == 1 && g->stride[i] == 1 && g->pad[i] == 0;
+    return !pointwise;
 }
 
 pt_status pt_onednn_conv(const pt_conv_geom *g, int pass, const void *a, const void *b, void *out)
