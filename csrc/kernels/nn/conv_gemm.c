@@ -201,7 +201,7 @@ static pt_status run(const pt_conv_geom *g, int pass, const void *a, const void 
             pt_status s = run_images(&j, begin, end, t);
             if (s != PT_OK) {
 #ifdef _OPENMP
-#pragma omp critical(pt_conv_gemm_status)
+#pragma omp critical
 #endif
                 j.st = s;
             }
