@@ -610,3 +610,17 @@ def test_half_matches_torch():
         ty = torch.nn.functional.conv2d(to_torch(x).to(tdt), to_torch(w).to(tdt), padding=1)
         assert str(y.dtype).split(".")[1] == str(ty.dtype).split(".")[1]
         np.testing.assert_allclose(y.float().numpy(), ty.float().numpy(), rtol=2e-2, atol=5e-2)
+
+
+def test_start_up_variable_turns_onednn_off():
+    import os
+    import subprocess
+    import sys
+    code = ("import pytensor; from pytensor.backends import onednn; "
+            "print(onednn.enabled, onednn.conv_path(pytensor.empty(2, 3, 8, 8), "
+            "pytensor.empty(4, 3, 3, 3)), pytensor._C._config()['onednn'])")
+    env = dict(os.environ, PYTENSOR_ONEDNN="0")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout.split(" ", 2)
+    assert out[0] == "False" and out[1] == "gemm"
+    assert out[2].strip() == "no" or "disabled (PYTENSOR_ONEDNN=0)" in out[2]
