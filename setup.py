@@ -214,7 +214,8 @@ class BuildExt(build_ext):
 
 setup(
     version=VERSION["__version__"],
-    packages=["pytensor", "pytensor._C", "pytensor.autograd", "pytensor.cuda", "pytensor.nn"],
+    packages=["pytensor", "pytensor._C", "pytensor.autograd", "pytensor.backends", "pytensor.cuda",
+              "pytensor.nn"],
     libraries=[("pytensor_core", {
         "sources": CORE_SOURCES,
         "include_dirs": INCLUDE_DIRS,

@@ -717,7 +717,8 @@ def call(sig: Sig, values):
             results = []
             for r, ctype, o in zip(sig.returns, sig.out_types, outs):
                 if ctype == "pt_tensor **":
-                    results.append(_wrap(o[0]))
+                    # an undefined tensor (convolution_backward's masked outputs) is None
+                    results.append(_wrap(o[0]) if o[0] != _NULL else None)
                 elif ctype == "pt_scalar *":
                     results.append(_scalar_value(o))
                 elif r.code == "bool":

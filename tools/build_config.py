@@ -1,11 +1,13 @@
-"""What this machine's C toolchain offers pytensor's build: BLIS, OpenMP and the CPU capabilities
-the kernels in csrc/kernels/cpu are compiled for.
+"""What this machine's C toolchain offers pytensor's build: BLIS, oneDNN, OpenMP and the CPU
+capabilities the kernels in csrc/kernels/cpu are compiled for.
 
 One answer for both builds that compile csrc/: setup.py (the Python module) imports `detect()`,
 and tests/c/Makefile runs this file with --make to get the same flags as make variables. Each
 probe compiles and links a tiny program, so a header without its library (or the reverse) counts
 as absent. BLIS is looked for by pkg-config first, then at the compiler's standard paths (where
-Debian's libblis-dev puts blis.h and libblis.so), then in the multiarch blis-* folders.
+Debian's libblis-dev puts blis.h and libblis.so), then in the multiarch blis-* folders. oneDNN
+(Debian's libdnnl-dev: dnnl.h, libdnnl.so) is looked for by pkg-config, then at the standard
+paths; convolutions use it when found (PYTENSOR_ONEDNN=0 builds without it).
 """
 from __future__ import annotations
 
@@ -20,6 +22,10 @@ import tempfile
 BLIS_PROBE = r"""
 #include <blis.h>
 int main(void) { return bli_info_get_version_str() == 0; }
+"""
+ONEDNN_PROBE = r"""
+#include <dnnl.h>
+int main(void) { return dnnl_version()->major < 2; }
 """
 AVX512_PROBE = r"""
 #include <immintrin.h>
@@ -98,11 +104,24 @@ def _find_blis() -> tuple[list[str], list[str], str] | None:
     return None
 
 
+def _find_onednn() -> tuple[list[str], list[str], str] | None:
+    candidates = []
+    found = _pkg_config("dnnl")
+    if found:
+        candidates.append((*found, "pkg-config"))
+    candidates.append(([], ["-ldnnl"], "standard paths"))
+    for cflags, libs, where in candidates:
+        if _links(ONEDNN_PROBE, cflags, libs):
+            return cflags, libs, where
+    return None
+
+
 _DETECTED: dict = {}
 
 
 def detect() -> dict:
-    """Returns cflags, libs, has_blis, has_openmp and one human line per finding (memoized)."""
+    """Returns cflags, libs, has_blis, has_onednn, has_openmp and one human line per finding
+    (memoized)."""
     if not _DETECTED:
         _DETECTED.update(_detect())
     return _DETECTED
@@ -121,6 +140,16 @@ def _detect() -> dict:
     else:
         why = "PYTENSOR_BLIS=0" if disable_blis else "install libblis-dev for BLIS matrix products"
         notes.append(f"pytensor: BLIS not found, building without it ({why})")
+    disable_onednn = os.environ.get("PYTENSOR_ONEDNN", "") == "0"
+    onednn = None if disable_onednn else _find_onednn()
+    if onednn:
+        cflags += ["-DPT_HAVE_ONEDNN=1", *onednn[0]]
+        libs += onednn[1]
+        notes.append(f"pytensor: oneDNN found ({onednn[2]})")
+    else:
+        why = ("PYTENSOR_ONEDNN=0" if disable_onednn
+               else "install libdnnl-dev for oneDNN convolutions")
+        notes.append(f"pytensor: oneDNN not found, building without it ({why})")
     if _links(OPENMP_PROBE, ["-fopenmp"], ["-fopenmp"]):
         cflags.append("-fopenmp")
         libs.append("-fopenmp")
@@ -135,7 +164,7 @@ def _detect() -> dict:
                 caps[name] = flags
                 cflags.append(f"-DPT_CPU_BUILD_{name.upper()}=1")
     notes.append("pytensor: CPU kernels compiled for " + ", ".join(caps))
-    return {"cflags": cflags, "libs": libs, "has_blis": bool(blis),
+    return {"cflags": cflags, "libs": libs, "has_blis": bool(blis), "has_onednn": bool(onednn),
             "has_openmp": "-fopenmp" in cflags, "notes": notes, "cpu_capabilities": caps}
 
 

@@ -94,6 +94,13 @@ HELPERS = {
     "split_backward": ("pt_ag_split_backward", ["GL", "I", "I"], "T"),
     "unbind_backward": ("pt_ag_unbind_backward", ["GL", "I"], "T"),
     "native_dropout_grad": ("pt_ag_native_dropout_backward", ["T", "T", "D", "B"], "T"),
+    "convolution_backward_one": ("pt_ag_convolution_backward_one",
+                                 ["T", "T", "T", "L", "L", "L", "B", "L", "I", "I"], "T"),
+    "convolution_backward_bias": ("pt_ag_convolution_backward_bias", ["T", "I"], "T"),
+    "im2col_backward": ("pt_ag_im2col_backward", ["T", "L", "L", "L", "L", "L"], "T"),
+    "convolution_double_backward_one": ("pt_ag_convolution_double_backward_one",
+                                        ["T?", "T?", "T?", "T", "T", "T", "L", "L", "L", "B", "L",
+                                         "I", "I"], "T"),
 }
 
 

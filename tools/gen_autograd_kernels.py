@@ -212,7 +212,7 @@ class KernelGen:
             same = [] if inplace else [
                 cargs[n].params[0][1] for n in d.diff_inputs if n != d.list_input]
             cond = "".join(f" && *{r} != {c}" for c in same)
-            out.append(f"    if (pt_ag_differentiable(*{r}){cond}) {{")
+            out.append(f"    if (*{r} && pt_ag_differentiable(*{r}){cond}) {{")
             if not complex_ok and not inplace:  # Note [complex-differentiable operators]
                 out.append(f"        if (pt_ag_is_complex(*{r})) {{")
                 out.append(f"            ag_st = PT_ERROR(PT_ERR_RUNTIME, \"{complex_msg}\");")

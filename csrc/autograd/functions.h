@@ -173,4 +173,26 @@ pt_tensor *pt_ag_angle_backward(const pt_tensor *grad, const pt_tensor *self);
 pt_tensor *pt_ag_polar_backward_abs(const pt_tensor *grad, const pt_tensor *result);
 pt_tensor *pt_ag_polar_backward_angle(const pt_tensor *grad, const pt_tensor *result);
 
+/* nn: conv (functions_nn_conv.c). `which` picks one of convolution_backward's outputs (0 input,
+ * 1 weight); the bias gradient is grad summed over every dimension but the channels'. */
+pt_tensor *pt_ag_convolution_backward_one(const pt_tensor *grad, const pt_tensor *input,
+                                          const pt_tensor *weight, int32_t ns,
+                                          const int64_t *stride, int32_t np,
+                                          const int64_t *padding, int32_t nd,
+                                          const int64_t *dilation, int32_t transposed,
+                                          int32_t nop, const int64_t *output_padding,
+                                          int64_t groups, int64_t which);
+pt_tensor *pt_ag_convolution_backward_bias(const pt_tensor *grad, int64_t weight_dim);
+pt_tensor *pt_ag_convolution_double_backward_one(
+    const pt_tensor *ggI, const pt_tensor *ggW, const pt_tensor *ggb, const pt_tensor *gO,
+    const pt_tensor *weight, const pt_tensor *input, int32_t ns, const int64_t *stride, int32_t np,
+    const int64_t *padding, int32_t nd, const int64_t *dilation, int32_t transposed, int32_t nop,
+    const int64_t *output_padding, int64_t groups, int64_t which);
+
+/* im2col's gradient: col2im of grad into self's last two sizes. */
+pt_tensor *pt_ag_im2col_backward(const pt_tensor *grad, int32_t n, const int64_t *self_sizes,
+                                 int32_t nk, const int64_t *kernel_size, int32_t nd,
+                                 const int64_t *dilation, int32_t np, const int64_t *padding,
+                                 int32_t ns, const int64_t *stride);
+
 #endif

@@ -815,6 +815,22 @@ PT_API pt_status pt_config_get(const char *key, const char **out);
 PT_API int32_t pt_config_count(void);
 PT_API pt_status pt_config_entry(int32_t index, const char **key, const char **value);
 
+/* ---------------------------------------------------------------- convolution (csrc/kernels/nn/) */
+/* oneDNN: whether the build has it, and the switch pytensor.backends.onednn.enabled sets (on by
+ * default when built; off makes every convolution take the im2col + GEMM path). set returns the
+ * previous value. */
+PT_API int32_t pt_onednn_is_available(void);
+PT_API int32_t pt_onednn_enabled(void);
+PT_API int32_t pt_onednn_set_enabled(int32_t on);
+/* The path (0 none: no work, 1 im2col + GEMM, 2 oneDNN) that pass `pass` (0 forward, 1 backward
+ * data, 2 backward weight) of convolution(input, weight, ...) takes; the lists have `dims` values
+ * (input and weight are read for their sizes and dtype only). */
+PT_API pt_status pt_conv_path_of(const pt_tensor *input, const pt_tensor *weight, int32_t dims,
+                                 const int64_t *stride, const int64_t *padding,
+                                 const int64_t *dilation, int32_t transposed,
+                                 const int64_t *output_padding, int64_t groups, int32_t pass,
+                                 int32_t *path);
+
 #ifdef __cplusplus
 }
 #endif

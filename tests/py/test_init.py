@@ -11,8 +11,8 @@ import pytensor
 from pytensor import _C
 from pytensor._C import ffi, lib
 
-PHASES = ["load-time records", "cpu capability", "cpu kernels", "dtypes", "devices", "blas", "generators",
-          "operators", "backends"]
+PHASES = ["load-time records", "cpu capability", "cpu kernels", "dtypes", "devices", "blas", "onednn",
+          "generators", "operators", "backends"]
 
 
 def _run(*args: str) -> str:
@@ -51,7 +51,7 @@ def test_init_report_config_holds_the_build_facts():
     config = _C._init_report()["config"]
     assert config["version"] == pytensor.__version__
     assert config["cpu_capability"] in ("default", "avx2", "avx512")
-    for key in ("cpu_capability_detected", "blis", "openmp", "compiler"):
+    for key in ("cpu_capability_detected", "blis", "onednn", "openmp", "compiler"):
         assert key in config
     assert config["cpu_capability"] == \
         ffi.string(lib.pt_cpu_capability_name(lib.pt_cpu_capability())).decode()
@@ -101,6 +101,7 @@ def test_config_show_prints_every_fact(capsys):
 def test_feature_flags_follow_the_config():
     config = _C._config()
     assert pytensor.has_blis == (config["blis"] != "no")
+    assert pytensor.has_onednn == (config["onednn"] != "no")
     assert pytensor.has_openmp == (config["openmp"] == "yes")
     assert isinstance(pytensor.has_cuda, bool)
     assert isinstance(pytensor.__version__, str)
