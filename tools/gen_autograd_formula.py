@@ -94,6 +94,12 @@ HELPERS = {
     "split_backward": ("pt_ag_split_backward", ["GL", "I", "I"], "T"),
     "unbind_backward": ("pt_ag_unbind_backward", ["GL", "I"], "T"),
     "native_dropout_grad": ("pt_ag_native_dropout_backward", ["T", "T", "D", "B"], "T"),
+    "constant_pad_nd_backward": ("pt_ag_constant_pad_nd_backward", ["T", "L"], "T"),
+    "grid_sampler_2d_backward_input": ("pt_ag_grid_sampler_2d_backward_input",
+                                       ["T", "T", "T", "I", "I", "B"], "T"),
+    "grid_sampler_2d_backward_grid": ("pt_ag_grid_sampler_2d_backward_grid",
+                                      ["T", "T", "T", "I", "I", "B"], "T"),
+    "channel_shuffle_backward": ("pt_ag_channel_shuffle_backward", ["T", "I"], "T"),
 }
 
 

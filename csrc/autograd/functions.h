@@ -173,4 +173,14 @@ pt_tensor *pt_ag_angle_backward(const pt_tensor *grad, const pt_tensor *self);
 pt_tensor *pt_ag_polar_backward_abs(const pt_tensor *grad, const pt_tensor *result);
 pt_tensor *pt_ag_polar_backward_angle(const pt_tensor *grad, const pt_tensor *result);
 
+/* nn: sample (functions_nn_sample.c) */
+pt_tensor *pt_ag_constant_pad_nd_backward(const pt_tensor *grad, int32_t n, const int64_t *pad);
+pt_tensor *pt_ag_grid_sampler_2d_backward_input(const pt_tensor *grad, const pt_tensor *input,
+                                                const pt_tensor *grid, int64_t mode,
+                                                int64_t padding, int32_t align_corners);
+pt_tensor *pt_ag_grid_sampler_2d_backward_grid(const pt_tensor *grad, const pt_tensor *input,
+                                               const pt_tensor *grid, int64_t mode,
+                                               int64_t padding, int32_t align_corners);
+pt_tensor *pt_ag_channel_shuffle_backward(const pt_tensor *grad, int64_t groups);
+
 #endif
