@@ -61,7 +61,7 @@
             }                                                                                      \
     }                                                                                              \
     /* channels last: one output row (n, od, oh), channels innermost. */                           \
-    static void up_fwd_row_cl_##SUF(const pt_upsample_args *a, int64_t n, int64_t od, int64_t oh) \
+    static void up_fwd_row_cl_##SUF(const pt_upsample_args *a, int64_t n, int64_t od, int64_t oh)  \
     {                                                                                              \
         const pt_sample_dim *D = &a->dim[0], *H = &a->dim[1], *W = &a->dim[2];                     \
         const T *wd = D->w, *wh = H->w, *ww = W->w;                                                \
@@ -90,6 +90,75 @@
             }                                                                                      \
         }                                                                                          \
     }                                                                                              \
+    /* A plane of a 1-d or 2-d upsampling (dim 0 trivial): row pointers hoisted, and the           \
+     * two-tap rows of (bi)linear written out. */                                                  \
+    static void up_fwd_plane2_##SUF(const pt_upsample_args *a, const T *src, T *dst)               \
+    {                                                                                              \
+        const pt_sample_dim *H = &a->dim[1], *W = &a->dim[2];                                      \
+        const T *wh = H->w, *ww = W->w;                                                            \
+        const int64_t sh = a->src_s[3], sw = a->src_s[4], th = a->dst_s[3], tw = a->dst_s[4];      \
+        const int kh = H->k, kw = W->k;                                                            \
+        for (int64_t oh = 0; oh < H->out_size; oh++) {                                             \
+            T *orow = dst + oh * th;                                                               \
+            const int64_t *ih = H->idx + oh * kh;                                                  \
+            const T *who = wh + oh * kh;                                                           \
+            if (kh == 2 && kw == 2) {                                                              \
+                const T *r0 = src + ih[0] * sh, *r1 = src + ih[1] * sh;                            \
+                const T h0 = who[0], h1 = who[1];                                                  \
+                for (int64_t ow = 0; ow < W->out_size; ow++) {                                     \
+                    const int64_t i0 = W->idx[2 * ow] * sw, i1 = W->idx[2 * ow + 1] * sw;          \
+                    const T w0 = ww[2 * ow], w1 = ww[2 * ow + 1];                                  \
+                    const T t0 = r0[i0] * w0 + r0[i1] * w1;                                        \
+                    const T t1 = r1[i0] * w0 + r1[i1] * w1;                                        \
+                    orow[ow * tw] = t0 * h0 + t1 * h1;                                             \
+                }                                                                                  \
+                continue;                                                                          \
+            }                                                                                      \
+            for (int64_t ow = 0; ow < W->out_size; ow++) {                                         \
+                const int64_t *iw = W->idx + ow * kw;                                              \
+                const T *wwo = ww + ow * kw;                                                       \
+                T acc_h = 0;                                                                       \
+                for (int y = 0; y < kh; y++) {                                                     \
+                    const T *ph = src + ih[y] * sh;                                                \
+                    T acc_w = ph[iw[0] * sw] * wwo[0];                                             \
+                    for (int z = 1; z < kw; z++) acc_w += ph[iw[z] * sw] * wwo[z];                 \
+                    acc_h = y ? acc_h + acc_w * who[y] : acc_w * who[0];                           \
+                }                                                                                  \
+                orow[ow * tw] = acc_h;                                                             \
+            }                                                                                      \
+        }                                                                                          \
+    }                                                                                              \
+    static void up_bwd_plane2_##SUF(const pt_upsample_args *a, const T *src, T *dst)               \
+    {                                                                                              \
+        const pt_sample_dim *H = &a->dim[1], *W = &a->dim[2];                                      \
+        const T *wh = H->w, *ww = W->w;                                                            \
+        const int64_t sh = a->src_s[3], sw = a->src_s[4], th = a->dst_s[3], tw = a->dst_s[4];      \
+        const int kh = H->k, kw = W->k;                                                            \
+        for (int64_t oh = 0; oh < H->out_size; oh++) {                                             \
+            const T *grow = src + oh * sh;                                                         \
+            for (int y = 0; y < kh; y++) {                                                         \
+                T *r = dst + H->idx[oh * kh + y] * th;                                             \
+                const T vh = wh[oh * kh + y];                                                      \
+                if (kw == 2) {                                                                     \
+                    for (int64_t ow = 0; ow < W->out_size; ow++) {                                 \
+                        const T g = grow[ow * sw];                                                 \
+                        r[W->idx[2 * ow] * tw] += vh * ww[2 * ow] * g;                             \
+                        r[W->idx[2 * ow + 1] * tw] += vh * ww[2 * ow + 1] * g;                     \
+                    }                                                                              \
+                    continue;                                                                      \
+                }                                                                                  \
+                for (int64_t ow = 0; ow < W->out_size; ow++) {                                     \
+                    const T g = grow[ow * sw];                                                     \
+                    for (int z = 0; z < kw; z++)                                                   \
+                        r[W->idx[ow * kw + z] * tw] += vh * ww[ow * kw + z] * g;                   \
+                }                                                                                  \
+            }                                                                                      \
+        }                                                                                          \
+    }                                                                                              \
+    static int plane2_##SUF(const pt_upsample_args *a)                                             \
+    {                                                                                              \
+        return a->dim[0].out_size == 1 && a->dim[0].in_size == 1 && a->dim[0].k == 1;              \
+    }                                                                                              \
     static void up_fwd_##SUF(const pt_upsample_args *a, int64_t begin, int64_t end)                \
     {                                                                                              \
         const int64_t od_n = a->dim[0].out_size, oh_n = a->dim[1].out_size;                        \
@@ -99,13 +168,15 @@
                 continue;                                                                          \
             }                                                                                      \
             const int64_t n = u / a->c, c = u % a->c;                                              \
-            up_fwd_plane_##SUF(a, (const T *)a->src + n * a->src_s[0] + c * a->src_s[1],           \
-                               (T *)a->dst + n * a->dst_s[0] + c * a->dst_s[1]);                   \
+            const T *s = (const T *)a->src + n * a->src_s[0] + c * a->src_s[1];                    \
+            T *d = (T *)a->dst + n * a->dst_s[0] + c * a->dst_s[1];                                \
+            if (plane2_##SUF(a)) up_fwd_plane2_##SUF(a, s, d);                                     \
+            else up_fwd_plane_##SUF(a, s, d);                                                      \
         }                                                                                          \
     }                                                                                              \
-    /* Backward over one plane (contiguous layout) or one batch (channels last, c_n channels      \
+    /* Backward over one plane (contiguous layout) or one batch (channels last, c_n channels       \
      * with stride 1): dst (grad_input) += weights * src (grad_output). */                         \
-    static void up_bwd_block_##SUF(const pt_upsample_args *a, const T *src, T *dst, int64_t c_n)  \
+    static void up_bwd_block_##SUF(const pt_upsample_args *a, const T *src, T *dst, int64_t c_n)   \
     {                                                                                              \
         const pt_sample_dim *D = &a->dim[0], *H = &a->dim[1], *W = &a->dim[2];                     \
         const T *wd = D->w, *wh = H->w, *ww = W->w;                                                \
@@ -133,6 +204,12 @@
     }                                                                                              \
     static void zero_block_##SUF(T *p, const pt_upsample_args *a, int64_t c_n)                     \
     {                                                                                              \
+        const int64_t hw = a->dim[1].in_size * a->dim[2].in_size;                                  \
+        if (a->dst_s[4] == c_n && a->dst_s[3] == a->dim[2].in_size * c_n &&                        \
+            (a->dim[0].in_size == 1 || a->dst_s[2] == hw * c_n)) {                                 \
+            memset(p, 0, sizeof(T) * (size_t)(a->dim[0].in_size * hw * c_n));                      \
+            return;                                                                                \
+        }                                                                                          \
         for (int64_t d = 0; d < a->dim[0].in_size; d++)                                            \
             for (int64_t h = 0; h < a->dim[1].in_size; h++)                                        \
                 for (int64_t w = 0; w < a->dim[2].in_size; w++) {                                  \
@@ -143,12 +220,14 @@
     static void up_bwd_##SUF(const pt_upsample_args *a, int64_t begin, int64_t end)                \
     {                                                                                              \
         for (int64_t u = begin; u < end; u++) {                                                    \
-            const int64_t n = a->channels_last ? u : u / a->c, c = a->channels_last ? 0 : u % a->c; \
+            const int64_t n = a->channels_last ? u : u / a->c;                                     \
+            const int64_t c = a->channels_last ? 0 : u % a->c;                                     \
             const int64_t c_n = a->channels_last ? a->c : 1;                                       \
             T *dst = (T *)a->dst + n * a->dst_s[0] + c * a->dst_s[1];                              \
+            const T *src = (const T *)a->src + n * a->src_s[0] + c * a->src_s[1];                  \
             zero_block_##SUF(dst, a, c_n);                                                         \
-            up_bwd_block_##SUF(a, (const T *)a->src + n * a->src_s[0] + c * a->src_s[1], dst,     \
-                               c_n);                                                               \
+            if (c_n == 1 && plane2_##SUF(a)) up_bwd_plane2_##SUF(a, src, dst);                     \
+            else up_bwd_block_##SUF(a, src, dst, c_n);                                             \
         }                                                                                          \
     }
 
@@ -261,8 +340,8 @@ enum { PAD_ZEROS = 0, PAD_BORDER = 1, PAD_REFLECTION = 2 };
     {                                                                                              \
         T g;                                                                                       \
         const int64_t W = a->in_size[2], H = a->in_size[1];                                        \
-        const int64_t px = (int64_t)pad_coord_##SUF((T)x, W, a->padding, a->align_corners, &g);   \
-        const int64_t py = (int64_t)pad_coord_##SUF((T)y, H, a->padding, a->align_corners, &g);   \
+        const int64_t px = (int64_t)pad_coord_##SUF((T)x, W, a->padding, a->align_corners, &g);    \
+        const int64_t py = (int64_t)pad_coord_##SUF((T)y, H, a->padding, a->align_corners, &g);    \
         return inside_##SUF(px, py, W, H) ? py * a->in_s[2] + px * a->in_s[3] : -1;                \
     }                                                                                              \
     /* One point of batch n at (oh, ow): forward writes output, backward (gout != NULL)            \
@@ -271,7 +350,7 @@ enum { PAD_ZEROS = 0, PAD_BORDER = 1, PAD_REFLECTION = 2 };
                                  const T *gout)                                                    \
     {                                                                                              \
         const int64_t C = a->c, W = a->in_size[2], H = a->in_size[1];                              \
-        const T *grid = (const T *)a->grid + n * a->grid_s[0] + oh * a->grid_s[1] +               \
+        const T *grid = (const T *)a->grid + n * a->grid_s[0] + oh * a->grid_s[1] +                \
                         ow * a->grid_s[2];                                                         \
         const T gx = grid[0], gy = grid[a->grid_s[3]];                                             \
         const T *in = (const T *)a->input + n * a->in_s[0];                                        \
@@ -304,7 +383,7 @@ enum { PAD_ZEROS = 0, PAD_BORDER = 1, PAD_REFLECTION = 2 };
                         for (int j = 0; j < 4; j++) v[j] = off[i][j] >= 0 ? p[off[i][j]] : 0;      \
                         rows[i] = v[0] * cx[0] + v[1] * cx[1] + v[2] * cx[2] + v[3] * cx[3];       \
                     }                                                                              \
-                    out[c * os] = rows[0] * cy[0] + rows[1] * cy[1] + rows[2] * cy[2] +           \
+                    out[c * os] = rows[0] * cy[0] + rows[1] * cy[1] + rows[2] * cy[2] +            \
                                   rows[3] * cy[3];                                                 \
                     continue;                                                                      \
                 }                                                                                  \
@@ -341,7 +420,7 @@ enum { PAD_ZEROS = 0, PAD_BORDER = 1, PAD_REFLECTION = 2 };
                 const int ok = inside_##SUF(nx, ny, W, H);                                         \
                 if (!gout) {                                                                       \
                     const T *p = in + ny * a->in_s[2] + nx * a->in_s[3];                           \
-                    for (int64_t c = 0; c < C; c++) out[c * os] = ok ? p[c * cs] : 0;             \
+                    for (int64_t c = 0; c < C; c++) out[c * os] = ok ? p[c * cs] : 0;              \
                 } else if (gin && ok) {                                                            \
                     T *q = gin + ny * a->gin_s[2] + nx * a->gin_s[3];                              \
                     for (int64_t c = 0; c < C; c++) q[c * gs] += gout[c * gos];                    \
@@ -378,7 +457,8 @@ enum { PAD_ZEROS = 0, PAD_BORDER = 1, PAD_REFLECTION = 2 };
             }                                                                                      \
         }                                                                                          \
         if (gout && a->grad_grid) {                                                                \
-            T *gg = (T *)a->grad_grid + n * a->ggrid_s[0] + oh * a->ggrid_s[1] + ow * a->ggrid_s[2]; \
+            T *gg = (T *)a->grad_grid + n * a->ggrid_s[0] + oh * a->ggrid_s[1] +                   \
+                    ow * a->ggrid_s[2];                                                            \
             gg[0] = mx * gix;                                                                      \
             gg[a->ggrid_s[3]] = my * giy;                                                          \
         }                                                                                          \

@@ -191,8 +191,9 @@ pt_status pt_kernel_grid_sampler_2d_backward(const pt_tensor *grad_output, const
         copy_strides(j.a.gin_s, gi);
         copy_strides(j.a.ggrid_s, gg);
         /* what is not asked for is zeros, not computed */
-        if (!output_mask[0]) memset(pt_tensor_data(gi), 0, (size_t)(gi->numel * pt_dtype_itemsize(gi->dtype)));
-        if (!output_mask[1]) memset(pt_tensor_data(gg), 0, (size_t)(gg->numel * pt_dtype_itemsize(gg->dtype)));
+        const size_t isz = (size_t)pt_dtype_itemsize(gi->dtype);
+        if (!output_mask[0]) memset(pt_tensor_data(gi), 0, (size_t)gi->numel * isz);
+        if (!output_mask[1]) memset(pt_tensor_data(gg), 0, (size_t)gg->numel * isz);
         if ((output_mask[0] || output_mask[1]) && gi->numel + gg->numel) {
             const int64_t per = want[1] * want[2] * want[3] * 8;
             pt_parallel_for(want[0], (PT_GRAIN + per - 1) / (per ? per : 1), grid_bwd_units, &j);

@@ -170,8 +170,8 @@ static void plane_offsets(const pad_job *j, int64_t p, int64_t *so, int64_t *dof
     }
 }
 
-#define GATHER_ROW(T)                                                                               \
-    for (int64_t o = 0; o < w; o++)                                                                 \
+#define GATHER_ROW(T)                                                                              \
+    for (int64_t o = 0; o < w; o++)                                                                \
         ((T *)dst)[lin + o * ls] = ((const T *)src)[m + mw[o]];
 
 /* One output row (the last padded dim): forward gathers src[mapped] into dst[linear]; backward
@@ -472,8 +472,9 @@ static pt_status circular_fill(pt_tensor *out, const pt_tensor *self, int32_t n,
                                const int64_t *pad, const int64_t *shape)
 {
     const int32_t nd = n / 2, ndim = self->ndim;
-    int64_t dims[PT_SAMPLE_MAX_DIMS], os[PT_SAMPLE_MAX_DIMS], oe[PT_SAMPLE_MAX_DIMS];
-    int64_t is[PT_SAMPLE_MAX_DIMS], ie[PT_SAMPLE_MAX_DIMS];
+    int64_t dims[PT_SAMPLE_MAX_DIMS] = {0}, os[PT_SAMPLE_MAX_DIMS] = {0};
+    int64_t oe[PT_SAMPLE_MAX_DIMS] = {0};
+    int64_t is[PT_SAMPLE_MAX_DIMS] = {0}, ie[PT_SAMPLE_MAX_DIMS] = {0};
     for (int32_t i = 0; i < nd; i++) {
         const int64_t d = ndim - 1 - i, l = pad[2 * i], r = pad[2 * i + 1];
         dims[i] = d;

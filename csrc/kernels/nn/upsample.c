@@ -93,8 +93,8 @@ static double aa_filter_cubic_d(double x)
 }
 
 /* The taps each interpolation reads per output index (antialias: its widest support). */
-#define TABLE_BUILDER(SUF, T, AAF_LINEAR, AAF_CUBIC)                                                \
-    static T area_scale_##SUF(int64_t in, int64_t out, int ac, const double *scale)                 \
+#define TABLE_BUILDER(SUF, T, AAF_LINEAR, AAF_CUBIC)                                               \
+    static T area_scale_##SUF(int64_t in, int64_t out, int ac, const double *scale)                \
     {                                                                                              \
         if (ac) return out > 1 ? (T)(in - 1) / (T)(out - 1) : (T)0;                                \
         return scale && *scale > 0 ? (T)(1.0 / *scale) : (T)in / (T)out;                           \
@@ -380,7 +380,7 @@ static pt_status up_backward(const char *name, int interp, int32_t nd, const pt_
     return PT_OK;
 }
 
-/* ---------------------------------------------------------------- .vec: sizes from scale factors */
+/* ------------------------------------------------------------ .vec: sizes from scale factors */
 
 /* torch's compute_output_size: exactly one of output_size and scale_factors; sizes from scale
  * factors are floor(input size * factor). */
