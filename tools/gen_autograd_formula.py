@@ -99,6 +99,10 @@ HELPERS = {
                                        ["T", "T", "T", "I", "I", "B"], "T"),
     "grid_sampler_2d_backward_grid": ("pt_ag_grid_sampler_2d_backward_grid",
                                       ["T", "T", "T", "I", "I", "B"], "T"),
+    "grid_sampler_3d_backward_input": ("pt_ag_grid_sampler_3d_backward_input",
+                                       ["T", "T", "T", "I", "I", "B"], "T"),
+    "grid_sampler_3d_backward_grid": ("pt_ag_grid_sampler_3d_backward_grid",
+                                      ["T", "T", "T", "I", "I", "B"], "T"),
     "channel_shuffle_backward": ("pt_ag_channel_shuffle_backward", ["T", "I"], "T"),
 }
 

@@ -181,6 +181,12 @@ pt_tensor *pt_ag_grid_sampler_2d_backward_input(const pt_tensor *grad, const pt_
 pt_tensor *pt_ag_grid_sampler_2d_backward_grid(const pt_tensor *grad, const pt_tensor *input,
                                                const pt_tensor *grid, int64_t mode,
                                                int64_t padding, int32_t align_corners);
+pt_tensor *pt_ag_grid_sampler_3d_backward_input(const pt_tensor *grad, const pt_tensor *input,
+                                                const pt_tensor *grid, int64_t mode,
+                                                int64_t padding, int32_t align_corners);
+pt_tensor *pt_ag_grid_sampler_3d_backward_grid(const pt_tensor *grad, const pt_tensor *input,
+                                               const pt_tensor *grid, int64_t mode,
+                                               int64_t padding, int32_t align_corners);
 pt_tensor *pt_ag_channel_shuffle_backward(const pt_tensor *grad, int64_t groups);
 
 #endif

@@ -19,16 +19,19 @@ pt_tensor *pt_ag_constant_pad_nd_backward(const pt_tensor *grad, int32_t n, cons
     return pt_call_constant_pad_nd(grad, n, neg, &zero);
 }
 
-/* One output of grid_sampler_2d_backward, asking the kernel for that one only. */
+/* One output of grid_sampler_{2,3}d_backward, asking the kernel for that one only. */
 static pt_tensor *grid_backward(const pt_tensor *grad, const pt_tensor *input,
                                 const pt_tensor *grid, int64_t mode, int64_t padding,
-                                int32_t align_corners, int which)
+                                int32_t align_corners, int which, bool three)
 {
     const int64_t mask[2] = {which == 0, which == 1};
     pt_tensor *r[2] = {NULL, NULL};
-    if (pt_call_grid_sampler_2d_backward(grad, input, grid, mode, padding, align_corners, 2, mask,
-                                         &r[0], &r[1]) != PT_OK)
-        return NULL;
+    const pt_status st =
+        three ? pt_call_grid_sampler_3d_backward(grad, input, grid, mode, padding, align_corners,
+                                                 2, mask, &r[0], &r[1])
+              : pt_call_grid_sampler_2d_backward(grad, input, grid, mode, padding, align_corners,
+                                                 2, mask, &r[0], &r[1]);
+    if (st != PT_OK) return NULL;
     if (r[1 - which]) pt_tensor_release(r[1 - which]);
     return r[which];
 }
@@ -37,14 +40,28 @@ pt_tensor *pt_ag_grid_sampler_2d_backward_input(const pt_tensor *grad, const pt_
                                                 const pt_tensor *grid, int64_t mode,
                                                 int64_t padding, int32_t align_corners)
 {
-    return grid_backward(grad, input, grid, mode, padding, align_corners, 0);
+    return grid_backward(grad, input, grid, mode, padding, align_corners, 0, false);
 }
 
 pt_tensor *pt_ag_grid_sampler_2d_backward_grid(const pt_tensor *grad, const pt_tensor *input,
                                                const pt_tensor *grid, int64_t mode,
                                                int64_t padding, int32_t align_corners)
 {
-    return grid_backward(grad, input, grid, mode, padding, align_corners, 1);
+    return grid_backward(grad, input, grid, mode, padding, align_corners, 1, false);
+}
+
+pt_tensor *pt_ag_grid_sampler_3d_backward_input(const pt_tensor *grad, const pt_tensor *input,
+                                                const pt_tensor *grid, int64_t mode,
+                                                int64_t padding, int32_t align_corners)
+{
+    return grid_backward(grad, input, grid, mode, padding, align_corners, 0, true);
+}
+
+pt_tensor *pt_ag_grid_sampler_3d_backward_grid(const pt_tensor *grad, const pt_tensor *input,
+                                               const pt_tensor *grid, int64_t mode,
+                                               int64_t padding, int32_t align_corners)
+{
+    return grid_backward(grad, input, grid, mode, padding, align_corners, 1, true);
 }
 
 /* Shuffling channels in g groups is undone by shuffling in C / g groups. */

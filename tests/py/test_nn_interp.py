@@ -329,3 +329,27 @@ def test_messages_match_torch():
         with pytest.raises(type(want.value)) as got:
             getattr(_nn, name)(pt.zeros(*shape), *args)
         assert str(want.value) == str(got.value)
+
+
+@pytest.mark.parametrize("mode", ["nearest", "bilinear", "bicubic"])
+@pytest.mark.parametrize("channels_last", [False, True])
+def test_thread_split_gives_the_same_result(mode, channels_last):
+    """Above the grain the work is split across threads (planes, rows or batches): every
+    element must come out as on one thread."""
+    a = np.random.default_rng(6).standard_normal((4, 8, 40, 40))
+    x = t(a)
+    if channels_last:
+        x = x.contiguous(memory_format=pt.channels_last)
+    old = pt.get_num_threads()
+    results = []
+    try:
+        for n in (1, 2):
+            pt.set_num_threads(n)
+            xg = x.detach().requires_grad_()
+            y = F.interpolate(xg, size=(70, 90), mode=mode)
+            y.backward(pt.ones_like(y))
+            results.append((y.numpy(), xg.grad.numpy()))
+    finally:
+        pt.set_num_threads(old)
+    np.testing.assert_array_equal(results[0][0], results[1][0])
+    np.testing.assert_array_equal(results[0][1], results[1][1])

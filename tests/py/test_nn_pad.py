@@ -29,8 +29,9 @@ def t(a):
     return pt.from_numpy(np.ascontiguousarray(a))
 
 
-CASES = [((2, 3, 5), (2, 1)), ((3, 5), (1, 3)), ((2, 3, 4, 5), (1, 2, 3, 0)), ((3, 4, 5), (2, 2, 1, 1)),
-         ((1, 2, 3, 4, 5), (1, 1, 2, 0, 1, 2)), ((2, 3, 4, 5), (0, 1, 2, 1, 1, 1))]
+CASES = [((2, 3, 5), (2, 1)), ((3, 5), (1, 3)), ((2, 3, 4, 5), (1, 2, 3, 0)),
+         ((3, 4, 5), (2, 2, 1, 1)), ((1, 2, 3, 4, 5), (1, 1, 2, 0, 1, 2)),
+         ((2, 3, 4, 5), (0, 1, 2, 1, 1, 1))]
 
 
 @pytest.mark.parametrize("mode", ["reflect", "replicate", "circular", "constant"])
@@ -188,7 +189,8 @@ def close(got, want, **kw):
 
 @requires_torch
 @pytest.mark.parametrize("mode", ["reflect", "replicate", "circular", "constant"])
-@pytest.mark.parametrize("shape,pad", CASES + [((2, 3, 4), (-1, 2)), ((2, 3, 4, 5), (-1, 1, 2, -2))])
+@pytest.mark.parametrize("shape,pad", CASES + [((2, 3, 4), (-1, 2)),
+                                               ((2, 3, 4, 5), (-1, 1, 2, -2))])
 def test_pad_matches_torch_with_grad(mode, shape, pad):
     if mode == "circular" and len(shape) - len(pad) // 2 not in (1, 2):
         pytest.skip("not a circular case")

@@ -1,9 +1,9 @@
-"""grid_sample (grid_sampler, grid_sampler_2d and its backward), affine_grid
-(affine_grid_generator and its backward) and the shuffles (pixel_shuffle, pixel_unshuffle,
-channel_shuffle, native_channel_shuffle). NumPy references run everywhere (a direct transcription
-of grid_sample's definition, the affine grid as base @ theta^T, the shuffles as reshapes and
-transposes); torch, where installed, pins values, gradients, node names and messages. gradcheck
-runs in float64 for every operator."""
+"""grid_sample (grid_sampler, grid_sampler_2d, grid_sampler_3d and their backward kernels),
+affine_grid (affine_grid_generator and its backward, 2-D and 3-D) and the shuffles
+(pixel_shuffle, pixel_unshuffle, channel_shuffle, native_channel_shuffle). NumPy references run
+everywhere (a direct transcription of grid_sample's definition, the affine grid as
+base @ theta^T, the shuffles as reshapes and transposes); torch, where installed, pins values,
+gradients, node names and messages. gradcheck runs in float64 for every operator."""
 import math
 
 import numpy as np
@@ -120,6 +120,55 @@ def test_grid_sample_gradcheck(mode, padding, align_corners):
     assert gradcheck(fn, (x, grid))
 
 
+def np_grid_sample_3d(inp, grid, mode, padding, align_corners):
+    n, c, d, h, w = inp.shape
+    out = np.zeros((n, c) + grid.shape[1:4])
+    for b in range(n):
+        for idx in np.ndindex(*grid.shape[1:4]):
+            gx, gy, gz = grid[(b,) + idx]
+            ix = _pad(_unnormalize(gx, w, align_corners), w, padding, align_corners)
+            iy = _pad(_unnormalize(gy, h, align_corners), h, padding, align_corners)
+            iz = _pad(_unnormalize(gz, d, align_corners), d, padding, align_corners)
+            if mode == "nearest":
+                x, y, z = int(np.rint(ix)), int(np.rint(iy)), int(np.rint(iz))
+                if 0 <= x < w and 0 <= y < h and 0 <= z < d:
+                    out[(b, slice(None)) + idx] = inp[b, :, z, y, x]
+                continue
+            x0, y0, z0 = math.floor(ix), math.floor(iy), math.floor(iz)
+            acc = np.zeros(c)
+            for dz in (0, 1):
+                for dy in (0, 1):
+                    for dx in (0, 1):
+                        x, y, z = x0 + dx, y0 + dy, z0 + dz
+                        wt = ((ix - x0) if dx else (x0 + 1 - ix)) * \
+                            ((iy - y0) if dy else (y0 + 1 - iy)) * \
+                            ((iz - z0) if dz else (z0 + 1 - iz))
+                        if 0 <= x < w and 0 <= y < h and 0 <= z < d:
+                            acc += wt * inp[b, :, z, y, x]
+            out[(b, slice(None)) + idx] = acc
+    return out
+
+
+GRID3_CASES = [(m, p, ac) for m in ("bilinear", "nearest")
+               for p in ("zeros", "border", "reflection") for ac in (False, True)]
+
+
+@pytest.mark.parametrize("mode,padding,align_corners", GRID3_CASES)
+def test_grid_sample_3d_matches_numpy_and_gradcheck(mode, padding, align_corners):
+    rng = np.random.default_rng(6)
+    inp = rng.standard_normal((2, 2, 3, 4, 5))
+    grid = rng.uniform(-1.4, 1.4, (2, 2, 3, 2, 3))
+    got = F.grid_sample(t(inp), t(grid), mode=mode, padding_mode=padding,
+                        align_corners=align_corners)
+    np.testing.assert_allclose(got.numpy(), np_grid_sample_3d(inp, grid, mode, padding,
+                                                              align_corners),
+                               rtol=1e-12, atol=1e-12)
+    x = t(inp[:1, :, :2]).requires_grad_()
+    g = t(rng.uniform(-0.9, 0.9, (1, 2, 1, 2, 3))).requires_grad_(mode != "nearest")
+    assert gradcheck(lambda a, b: F.grid_sample(a, b, mode=mode, padding_mode=padding,
+                                                align_corners=align_corners), (x, g))
+
+
 def test_grid_sample_strided_inputs():
     rng = np.random.default_rng(2)
     inp = rng.standard_normal((2, 5, 4, 3))
@@ -162,8 +211,14 @@ def test_grid_sample_messages():
     with pytest.raises(RuntimeError, match="bicubic interpolation only supports 4D input"):
         F.grid_sample(pt.zeros(2, 3, 4, 4, 4), pt.zeros(2, 3, 3, 3, 3), mode="bicubic",
                       align_corners=False)
-    with pytest.raises(NotImplementedError, match="grid_sampler_3d"):
-        F.grid_sample(pt.zeros(2, 3, 4, 4, 4), pt.zeros(2, 3, 3, 3, 3), align_corners=False)
+    with pytest.raises(RuntimeError, match=r"expected 5D input and grid with same number of "
+                       r"dimensions, but got input with sizes \[2, 3, 4\] and grid with sizes "
+                       r"\[2, 3, 1\]"):
+        F.grid_sample(pt.zeros(2, 3, 4), pt.zeros(2, 3, 1), align_corners=False)
+    with pytest.raises(NotImplementedError, match="\"grid_sampler3d_cpu\" not implemented for "
+                       "'Int'"):
+        pt.grid_sampler(pt.zeros(1, 1, 2, 2, 2, dtype=pt.int32),
+                        pt.zeros(1, 1, 1, 1, 3, dtype=pt.int32), 0, 0, False)
     with pytest.raises(NotImplementedError, match="\"grid_sampler_2d_cpu_kernel_impl\" not "
                        "implemented for 'Int'"):
         pt.grid_sampler(pt.zeros(2, 3, 4, 5, dtype=pt.int32), pt.zeros(2, 2, 2, 2,
@@ -211,6 +266,31 @@ def test_affine_grid_matches_numpy_and_gradcheck(align_corners, size):
     assert gradgradcheck(lambda v: pt.affine_grid_generator(v, list(size), align_corners), (th,))
 
 
+def np_affine_grid_3d(theta, size, align_corners):
+    n, _, d, h, w = size
+
+    def lin(k):
+        if k <= 1:
+            return np.zeros(k)
+        v = np.linspace(-1, 1, k)
+        return v if align_corners else v * (k - 1) / k
+    zs, ys, xs = np.meshgrid(lin(d), lin(h), lin(w), indexing="ij")
+    base = np.stack([xs, ys, zs, np.ones_like(xs)], -1)
+    return np.einsum("dhwk,njk->ndhwj", base, theta)
+
+
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_affine_grid_3d(align_corners):
+    size = (2, 1, 3, 4, 2)
+    theta = np.random.default_rng(7).standard_normal((2, 3, 4))
+    got = F.affine_grid(t(theta), size, align_corners=align_corners)
+    assert got.shape == (2, 3, 4, 2, 3)
+    np.testing.assert_allclose(got.numpy(), np_affine_grid_3d(theta, size, align_corners),
+                               rtol=1e-12, atol=1e-12)
+    th = t(theta).requires_grad_()
+    assert gradcheck(lambda v: pt.affine_grid_generator(v, list(size), align_corners), (th,))
+
+
 def test_affine_grid_messages():
     with pytest.raises(ValueError, match="Expected theta to have floating point type"):
         F.affine_grid(pt.zeros(2, 2, 3, dtype=pt.int32), [2, 3, 4, 4], align_corners=False)
@@ -224,6 +304,8 @@ def test_affine_grid_messages():
         F.affine_grid(pt.zeros(2, 2, 3), [2, 3, 0, 4], align_corners=False)
     with pytest.raises(RuntimeError, match="AffineGridGenerator needs 4d"):
         pt.affine_grid_generator(pt.zeros(2, 2, 3), [2, 3, 4], False)
+    with pytest.raises(ValueError, match="Expected a batch of 3D affine matrices of shape Nx3x4"):
+        F.affine_grid(pt.zeros(2, 2, 3), [2, 3, 4, 4, 4], align_corners=False)
 
 
 # ---------------------------------------------------------------- shuffles
@@ -349,6 +431,24 @@ def test_grid_sample_matches_torch_with_grad(mode, padding, align_corners, dtype
 
 
 @requires_torch
+@pytest.mark.parametrize("mode,padding,align_corners", GRID3_CASES)
+def test_grid_sample_3d_matches_torch_with_grad(mode, padding, align_corners):
+    xt = torch.randn(2, 3, 4, 5, 3, requires_grad=True)
+    gt = (torch.rand(2, 3, 2, 4, 3) * 2.6 - 1.3).requires_grad_()
+    yt = torch.nn.functional.grid_sample(xt, gt, mode=mode, padding_mode=padding,
+                                         align_corners=align_corners)
+    go = torch.randn_like(yt)
+    yt.backward(go)
+    x, g = to_pt(xt).requires_grad_(), to_pt(gt).requires_grad_()
+    y = F.grid_sample(x, g, mode=mode, padding_mode=padding, align_corners=align_corners)
+    y.backward(to_pt(go))
+    for got, want in ((y, yt), (x.grad, xt.grad), (g.grad, gt.grad)):
+        np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-4,
+                                   atol=1e-4)
+    assert y.grad_fn.name() == yt.grad_fn.name()
+
+
+@requires_torch
 @pytest.mark.parametrize("align_corners", [False, True])
 def test_affine_grid_matches_torch(align_corners):
     th = torch.randn(3, 2, 3, dtype=torch.float32, requires_grad=True)
@@ -374,3 +474,23 @@ def test_shuffle_messages_match_torch():
         with pytest.raises(type(want.value)) as got:
             getattr(pt, name)(pt.zeros(*shape), arg)
         assert str(want.value) == str(got.value)
+
+
+def test_thread_split_gives_the_same_result():
+    rng = np.random.default_rng(8)
+    x = t(rng.standard_normal((4, 16, 30, 30)))
+    g = t(rng.uniform(-1.2, 1.2, (4, 40, 40, 2)))
+    old = pt.get_num_threads()
+    results = []
+    try:
+        for n in (1, 2):
+            pt.set_num_threads(n)
+            xg, gg = x.detach().requires_grad_(), g.detach().requires_grad_()
+            y = F.grid_sample(xg, gg, mode="bicubic", padding_mode="reflection",
+                              align_corners=False)
+            y.backward(pt.ones_like(y))
+            results.append((y.numpy(), xg.grad.numpy(), gg.grad.numpy()))
+    finally:
+        pt.set_num_threads(old)
+    for a, b in zip(*results):
+        np.testing.assert_array_equal(a, b)

@@ -463,28 +463,121 @@ enum { PAD_ZEROS = 0, PAD_BORDER = 1, PAD_REFLECTION = 2 };
             gg[a->ggrid_s[3]] = my * giy;                                                          \
         }                                                                                          \
     }                                                                                              \
+    /* One point (n, od, oh, ow) of a 3-d sampling (trilinear or nearest), as grid_point. */       \
+    static void grid_point3_##SUF(const pt_grid_args *a, int64_t n, int64_t od, int64_t oh,        \
+                                  int64_t ow, const T *gout)                                       \
+    {                                                                                              \
+        const int64_t C = a->c, D = a->in_size[0], H = a->in_size[1], W = a->in_size[2];           \
+        const T *grid = (const T *)a->grid + n * a->grid_s[0] + od * a->grid_s[1] +                \
+                        oh * a->grid_s[2] + ow * a->grid_s[3];                                     \
+        const int64_t gc = a->grid_s[4];                                                           \
+        T m[3];                                                                                    \
+        const T ix = source_##SUF(grid[0], W, a->padding, a->align_corners, &m[0]);                \
+        const T iy = source_##SUF(grid[gc], H, a->padding, a->align_corners, &m[1]);               \
+        const T iz = source_##SUF(grid[2 * gc], D, a->padding, a->align_corners, &m[2]);           \
+        const T *in = (const T *)a->input + n * a->in_s[0];                                        \
+        T *out = gout ? NULL : (T *)a->output + n * a->out_s[0] + od * a->out_s[2] +               \
+                                   oh * a->out_s[3] + ow * a->out_s[4];                            \
+        T *gin = gout && a->grad_input ? (T *)a->grad_input + n * a->gin_s[0] : NULL;              \
+        const int64_t cs = a->in_s[1], os = a->out_s[1], gs = a->gin_s[1], gos = a->gout_s[1];     \
+        T gi[3] = {0, 0, 0};                                                                       \
+        if (a->mode == MODE_NEAREST) {                                                             \
+            const int64_t x = (int64_t)NEARBYINT(ix), y = (int64_t)NEARBYINT(iy);                  \
+            const int64_t z = (int64_t)NEARBYINT(iz);                                              \
+            const int ok = inside_##SUF(x, y, W, H) && z >= 0 && z < D;                            \
+            if (!gout) {                                                                           \
+                const T *p = in + z * a->in_s[2] + y * a->in_s[3] + x * a->in_s[4];                \
+                for (int64_t c = 0; c < C; c++) out[c * os] = ok ? p[c * cs] : 0;                  \
+            } else if (gin && ok) {                                                                \
+                T *q = gin + z * a->gin_s[2] + y * a->gin_s[3] + x * a->gin_s[4];                  \
+                for (int64_t c = 0; c < C; c++) q[c * gs] += gout[c * gos];                        \
+            }                                                                                      \
+            m[0] = m[1] = m[2] = 0;                                                                \
+        } else {                                                                                   \
+            const T f[3] = {FLOOR(ix), FLOOR(iy), FLOOR(iz)};                                      \
+            const T v[3] = {ix, iy, iz};                                                           \
+            T w[3][2];                                                                             \
+            for (int k = 0; k < 3; k++) {                                                          \
+                w[k][0] = f[k] + 1 - v[k];                                                         \
+                w[k][1] = v[k] - f[k];                                                             \
+            }                                                                                      \
+            int64_t off[8], goff[8];                                                               \
+            T wt[8];                                                                               \
+            int ok[8];                                                                             \
+            for (int k = 0; k < 8; k++) {                                                          \
+                const int dz = k >> 2, dy = (k >> 1) & 1, dx = k & 1;                              \
+                const int64_t x = (int64_t)f[0] + dx, y = (int64_t)f[1] + dy;                      \
+                const int64_t z = (int64_t)f[2] + dz;                                              \
+                ok[k] = inside_##SUF(x, y, W, H) && z >= 0 && z < D;                               \
+                off[k] = z * a->in_s[2] + y * a->in_s[3] + x * a->in_s[4];                         \
+                goff[k] = z * a->gin_s[2] + y * a->gin_s[3] + x * a->gin_s[4];                     \
+                wt[k] = w[0][dx] * w[1][dy] * w[2][dz];                                            \
+            }                                                                                      \
+            for (int64_t c = 0; c < C; c++) {                                                      \
+                const T *p = in + c * cs;                                                          \
+                T val[8];                                                                          \
+                for (int k = 0; k < 8; k++) val[k] = ok[k] ? p[off[k]] : 0;                        \
+                if (!gout) {                                                                       \
+                    T acc = 0;                                                                     \
+                    for (int k = 0; k < 8; k++) acc += val[k] * wt[k];                             \
+                    out[c * os] = acc;                                                             \
+                    continue;                                                                      \
+                }                                                                                  \
+                const T g = gout[c * gos];                                                         \
+                for (int k = 0; k < 8; k++) {                                                      \
+                    const int dz = k >> 2, dy = (k >> 1) & 1, dx = k & 1;                          \
+                    const T sx = dx ? 1 : -1, sy = dy ? 1 : -1, sz = dz ? 1 : -1;                  \
+                    gi[0] += val[k] * sx * w[1][dy] * w[2][dz] * g;                                \
+                    gi[1] += val[k] * sy * w[0][dx] * w[2][dz] * g;                                \
+                    gi[2] += val[k] * sz * w[0][dx] * w[1][dy] * g;                                \
+                    if (gin && ok[k]) gin[c * gs + goff[k]] += wt[k] * g;                          \
+                }                                                                                  \
+            }                                                                                      \
+        }                                                                                          \
+        if (gout && a->grad_grid) {                                                                \
+            T *gg = (T *)a->grad_grid + n * a->ggrid_s[0] + od * a->ggrid_s[1] +                   \
+                    oh * a->ggrid_s[2] + ow * a->ggrid_s[3];                                       \
+            for (int k = 0; k < 3; k++) gg[k * a->ggrid_s[4]] = m[k] * gi[k];                      \
+        }                                                                                          \
+    }                                                                                              \
     static void grid_fwd_##SUF(const pt_grid_args *a, int64_t begin, int64_t end)                  \
     {                                                                                              \
-        const int64_t OH = a->out_size[1], OW = a->out_size[2];                                    \
-        for (int64_t u = begin; u < end; u++)                                                      \
-            grid_point_##SUF(a, u / (OH * OW), u / OW % OH, u % OW, NULL);                         \
+        const int64_t OD = a->out_size[0], OH = a->out_size[1], OW = a->out_size[2];               \
+        for (int64_t u = begin; u < end; u++) {                                                    \
+            if (a->nd == 3)                                                                        \
+                grid_point3_##SUF(a, u / (OD * OH * OW), u / (OH * OW) % OD, u / OW % OH, u % OW,  \
+                                  NULL);                                                           \
+            else                                                                                   \
+                grid_point_##SUF(a, u / (OH * OW), u / OW % OH, u % OW, NULL);                     \
+        }                                                                                          \
     }                                                                                              \
     static void grid_bwd_##SUF(const pt_grid_args *a, int64_t begin, int64_t end)                  \
     {                                                                                              \
-        const int64_t OH = a->out_size[1], OW = a->out_size[2];                                    \
+        const int64_t OD = a->out_size[0], OH = a->out_size[1], OW = a->out_size[2];               \
+        const int32_t sp = a->nd == 3 ? 1 : 0; /* stride index shift of the 3-d layout */          \
         for (int64_t n = begin; n < end; n++) {                                                    \
             if (a->grad_input) {                                                                   \
                 T *g = (T *)a->grad_input + n * a->gin_s[0];                                       \
+                const int64_t sd = sp ? a->gin_s[2] : 0;                                           \
                 for (int64_t c = 0; c < a->c; c++)                                                 \
-                    for (int64_t h = 0; h < a->in_size[1]; h++)                                    \
-                        for (int64_t w = 0; w < a->in_size[2]; w++)                                \
-                            g[c * a->gin_s[1] + h * a->gin_s[2] + w * a->gin_s[3]] = 0;            \
+                    for (int64_t d = 0; d < a->in_size[0]; d++)                                    \
+                        for (int64_t h = 0; h < a->in_size[1]; h++)                                \
+                            for (int64_t w = 0; w < a->in_size[2]; w++)                            \
+                                g[c * a->gin_s[1] + d * sd + h * a->gin_s[2 + sp] +                \
+                                  w * a->gin_s[3 + sp]] = 0;                                       \
             }                                                                                      \
-            for (int64_t oh = 0; oh < OH; oh++)                                                    \
-                for (int64_t ow = 0; ow < OW; ow++)                                                \
-                    grid_point_##SUF(a, n, oh, ow,                                                 \
-                                     (const T *)a->grad_output + n * a->gout_s[0] +                \
-                                         oh * a->gout_s[2] + ow * a->gout_s[3]);                   \
+            for (int64_t od = 0; od < OD; od++)                                                    \
+                for (int64_t oh = 0; oh < OH; oh++)                                                \
+                    for (int64_t ow = 0; ow < OW; ow++) {                                          \
+                        const T *go = (const T *)a->grad_output + n * a->gout_s[0];                \
+                        if (sp)                                                                    \
+                            grid_point3_##SUF(a, n, od, oh, ow,                                    \
+                                              go + od * a->gout_s[2] + oh * a->gout_s[3] +         \
+                                                  ow * a->gout_s[4]);                              \
+                        else                                                                       \
+                            grid_point_##SUF(a, n, oh, ow,                                         \
+                                             go + oh * a->gout_s[2] + ow * a->gout_s[3]);          \
+                    }                                                                              \
         }                                                                                          \
     }
 
