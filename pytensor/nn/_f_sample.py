@@ -227,8 +227,8 @@ def affine_grid(theta, size: Sequence[int], align_corners: Optional[bool] = None
 
     >>> import pytensor
     >>> theta = pytensor.tensor([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]])
-    >>> affine_grid(theta, (1, 1, 1, 2), align_corners=True).tolist()
-    [[[[-1.0, 0.0], [1.0, 0.0]]]]
+    >>> affine_grid(theta, (1, 1, 2, 2), align_corners=True)[0, :, :, 0].tolist()
+    [[-1.0, 1.0], [-1.0, 1.0]]
     """
     if align_corners is None:
         warnings.warn(_GRID_ALIGN_WARNING, stacklevel=2)

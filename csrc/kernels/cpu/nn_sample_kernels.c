@@ -23,6 +23,7 @@
 #include "cpu_kernel.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "nn/nn_sample.h"
@@ -551,6 +552,76 @@ enum { PAD_ZEROS = 0, PAD_BORDER = 1, PAD_REFLECTION = 2 };
                 grid_point_##SUF(a, u / (OH * OW), u / OW % OH, u % OW, NULL);                     \
         }                                                                                          \
     }                                                                                              \
+    /* The bilinear 2-d backward of batch n, channels outermost: each point's corners and          \
+     * weights are computed once, then every channel sweeps the points, so that a channel's reads  \
+     * and adds stay within its plane (the per-point order walks all planes for each point). The   \
+     * sums run in the same order as grid_point's, so the results are the same. 0: no memory       \
+     * for the point table (the caller falls back to grid_point). */                               \
+    typedef struct bpoint_##SUF {                                                                  \
+        int64_t in, gin, go;                                                                       \
+        T e, w, s, n, mx, my, gx, gy;                                                              \
+        int m;                                                                                     \
+    } bpoint_##SUF;                                                                                \
+    static int grid_bwd_bilinear2d_##SUF(const pt_grid_args *a, int64_t n)                         \
+    {                                                                                              \
+        const int64_t OH = a->out_size[1], OW = a->out_size[2], P = OH * OW;                       \
+        const int64_t W = a->in_size[2], H = a->in_size[1];                                        \
+        bpoint_##SUF *pts = malloc(sizeof *pts * (size_t)(P ? P : 1));                             \
+        if (!pts) return 0;                                                                        \
+        const T *grid = (const T *)a->grid + n * a->grid_s[0];                                     \
+        for (int64_t p = 0; p < P; p++) {                                                          \
+            const int64_t oh = p / OW, ow = p % OW;                                                \
+            const T *gp = grid + oh * a->grid_s[1] + ow * a->grid_s[2];                            \
+            bpoint_##SUF *q = &pts[p];                                                             \
+            const T ix = source_##SUF(gp[0], W, a->padding, a->align_corners, &q->mx);             \
+            const T iy = source_##SUF(gp[a->grid_s[3]], H, a->padding, a->align_corners, &q->my);  \
+            const T fx = FLOOR(ix), fy = FLOOR(iy);                                                \
+            const int64_t x0 = (int64_t)fx, y0 = (int64_t)fy;                                      \
+            q->e = (T)(x0 + 1) - ix;                                                               \
+            q->w = ix - fx;                                                                        \
+            q->s = (T)(y0 + 1) - iy;                                                               \
+            q->n = iy - fy;                                                                        \
+            q->m = inside_##SUF(x0, y0, W, H) | inside_##SUF(x0 + 1, y0, W, H) << 1 |              \
+                   inside_##SUF(x0, y0 + 1, W, H) << 2 | inside_##SUF(x0 + 1, y0 + 1, W, H) << 3;  \
+            q->in = y0 * a->in_s[2] + x0 * a->in_s[3];                                             \
+            q->gin = y0 * a->gin_s[2] + x0 * a->gin_s[3];                                          \
+            q->go = oh * a->gout_s[2] + ow * a->gout_s[3];                                         \
+            q->gx = q->gy = 0;                                                                     \
+        }                                                                                          \
+        const T *in = (const T *)a->input + n * a->in_s[0];                                        \
+        const T *gout = (const T *)a->grad_output + n * a->gout_s[0];                              \
+        T *gin = a->grad_input ? (T *)a->grad_input + n * a->gin_s[0] : NULL;                      \
+        const int64_t sy = a->in_s[2], sx = a->in_s[3], ry = a->gin_s[2], rx = a->gin_s[3];        \
+        for (int64_t c = 0; c < a->c; c++) {                                                       \
+            const T *ic = in + c * a->in_s[1], *gc = gout + c * a->gout_s[1];                      \
+            T *rc = gin ? gin + c * a->gin_s[1] : NULL;                                            \
+            for (int64_t p = 0; p < P; p++) {                                                      \
+                bpoint_##SUF *q = &pts[p];                                                         \
+                const T *v = ic + q->in;                                                           \
+                const int m = q->m;                                                                \
+                const T vnw = m & 1 ? v[0] : 0, vne = m & 2 ? v[sx] : 0;                           \
+                const T vsw = m & 4 ? v[sy] : 0, vse = m & 8 ? v[sy + sx] : 0;                     \
+                const T g = gc[q->go];                                                             \
+                q->gx += (-vnw * q->s + vne * q->s - vsw * q->n + vse * q->n) * g;                 \
+                q->gy += (-vnw * q->e - vne * q->w + vsw * q->e + vse * q->w) * g;                 \
+                if (!rc) continue;                                                                 \
+                T *r = rc + q->gin;                                                                \
+                if (m & 1) r[0] += q->e * q->s * g;                                                \
+                if (m & 2) r[rx] += q->w * q->s * g;                                               \
+                if (m & 4) r[ry] += q->e * q->n * g;                                               \
+                if (m & 8) r[ry + rx] += q->w * q->n * g;                                          \
+            }                                                                                      \
+        }                                                                                          \
+        if (a->grad_grid)                                                                          \
+            for (int64_t p = 0; p < P; p++) {                                                      \
+                T *gg = (T *)a->grad_grid + n * a->ggrid_s[0] + p / OW * a->ggrid_s[1] +           \
+                        p % OW * a->ggrid_s[2];                                                    \
+                gg[0] = pts[p].mx * pts[p].gx;                                                     \
+                gg[a->ggrid_s[3]] = pts[p].my * pts[p].gy;                                         \
+            }                                                                                      \
+        free(pts);                                                                                 \
+        return 1;                                                                                  \
+    }                                                                                              \
     static void grid_bwd_##SUF(const pt_grid_args *a, int64_t begin, int64_t end)                  \
     {                                                                                              \
         const int64_t OD = a->out_size[0], OH = a->out_size[1], OW = a->out_size[2];               \
@@ -566,6 +637,7 @@ enum { PAD_ZEROS = 0, PAD_BORDER = 1, PAD_REFLECTION = 2 };
                                 g[c * a->gin_s[1] + d * sd + h * a->gin_s[2 + sp] +                \
                                   w * a->gin_s[3 + sp]] = 0;                                       \
             }                                                                                      \
+            if (!sp && a->mode == MODE_BILINEAR && grid_bwd_bilinear2d_##SUF(a, n)) continue;       \
             for (int64_t od = 0; od < OD; od++)                                                    \
                 for (int64_t oh = 0; oh < OH; oh++)                                                \
                     for (int64_t ow = 0; ow < OW; ow++) {                                          \

@@ -50,9 +50,15 @@ pt_status pt_sample_empty(int32_t ndim, const int64_t *sizes, int32_t dtype, pt_
     return pt_tensor_empty_strided(ndim, sizes, strides, dtype, device, out);
 }
 
+/* The status of an operator call that returned NULL (its error is recorded). */
+static pt_status call_error(void)
+{
+    return pt_error_code() != PT_OK ? pt_error_code() : PT_ERR_RUNTIME;
+}
+
 static pt_status returned(pt_tensor *r, pt_tensor **ret)
 {
-    if (!r) return pt_error_code() != PT_OK ? pt_error_code() : PT_ERR_RUNTIME;
+    if (!r) return call_error();
     *ret = r;
     return PT_OK;
 }
@@ -458,12 +464,12 @@ static pt_status copy_slices(pt_tensor *out, int32_t n, const int64_t *dims, con
     for (int32_t i = 0; i < n; i++) {
         pt_tensor *s = pt_call_slice_Tensor(v, dims[i], &starts[i], &ends[i], 1);
         pt_tensor_release(v);
-        if (!s) return returned(NULL, &v);
+        if (!s) return call_error();
         v = s;
     }
     pt_tensor *r = pt_call_copy_(v, src, 0);
     pt_tensor_release(v);
-    if (!r) return returned(NULL, &v);
+    if (!r) return call_error();
     pt_tensor_release(r);
     return PT_OK;
 }
@@ -488,7 +494,7 @@ static pt_status circular_fill(pt_tensor *out, const pt_tensor *self, int32_t n,
     for (int32_t i = 0; i < nd; i++) {
         pt_tensor *s = pt_call_slice_Tensor(in, dims[i], &is[i], &ie[i], 1);
         pt_tensor_release(in);
-        if (!s) return returned(NULL, &in);
+        if (!s) return call_error();
         in = s;
     }
     pt_status st = copy_slices(out, nd, dims, os, oe, in);
@@ -499,14 +505,14 @@ static pt_status circular_fill(pt_tensor *out, const pt_tensor *self, int32_t n,
         if (l > 0) {
             int64_t a = shape[d] - l - rp, b = shape[d] - rp, z = 0;
             pt_tensor *from = pt_call_slice_Tensor(out, d, &a, &b, 1);
-            if (!from) return returned(NULL, &in);
+            if (!from) return call_error();
             st = copy_slices(out, 1, &d, &z, &l, from);
             pt_tensor_release(from);
         }
         if (st == PT_OK && r > 0) {
             int64_t a = lp, b = lp + r, s0 = shape[d] - r, s1 = shape[d];
             pt_tensor *from = pt_call_slice_Tensor(out, d, &a, &b, 1);
-            if (!from) return returned(NULL, &in);
+            if (!from) return call_error();
             st = copy_slices(out, 1, &d, &s0, &s1, from);
             pt_tensor_release(from);
         }
@@ -537,7 +543,7 @@ pt_status pt_native__pad_circular(const pt_tensor *self, int32_t pad_len, const 
     }
     pt_tensor *out = pt_call_empty_memory_format(ndim, shape, self->dtype, -1, &self->device, -1,
                                                  -1);
-    if (!out) return returned(NULL, ret);
+    if (!out) return call_error();
     const pt_status st = circular_fill(out, self, pad_len, pad, shape);
     if (st != PT_OK) {
         pt_tensor_release(out);

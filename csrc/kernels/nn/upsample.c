@@ -155,7 +155,7 @@ static double aa_filter_cubic_d(double x)
                 x = 1 - t;                                                                         \
                 wo[2] = ((A + 2) * x - (A + 3)) * x * x + 1;                                       \
                 x = x + 1;                                                                         \
-                wo[3] = ((A * x - 5 * A) * x + 8 * A) * x - 4 * A;                                \
+                wo[3] = ((A * x - 5 * A) * x + 8 * A) * x - 4 * A;                                 \
                 for (int j = 0; j < 4; j++) {                                                      \
                     const int64_t v = i - 1 + j;                                                   \
                     io[j] = v < 0 ? 0 : v > in - 1 ? in - 1 : v;                                   \
@@ -314,9 +314,9 @@ static pt_status check_common(int32_t nd, int32_t osz_len, const int64_t *osz, i
     return check_sizes(nd, in_sizes + 2, osz);
 }
 
-static pt_status up_forward(const char *name, int interp, int32_t nd, const pt_tensor *self,
-                            int32_t osz_len, const int64_t *osz, int ac,
-                            const double *const *scales, pt_tensor **ret)
+static pt_status up_forward(int interp, int32_t nd, const pt_tensor *self, int32_t osz_len,
+                            const int64_t *osz, int ac, const double *const *scales,
+                            pt_tensor **ret)
 {
     PT_TRY(check_common(nd, osz_len, osz, self->ndim, self->sizes));
     bool empty = false;
@@ -330,7 +330,6 @@ static pt_status up_forward(const char *name, int interp, int32_t nd, const pt_t
     if (self->dtype != PT_FLOAT32 && self->dtype != PT_FLOAT64)
         return PT_ERROR(PT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'",
                         table_kernel_names[interp], pt_iter_type_name(self->dtype));
-    (void)name;
     int64_t sizes[2 + PT_SAMPLE_MAX_DIMS] = {self->sizes[0], self->sizes[1]};
     for (int32_t d = 0; d < nd; d++) sizes[2 + d] = osz[d];
     pt_tensor *r;
@@ -427,7 +426,7 @@ static pt_status returned(pt_tensor *r, pt_tensor **ret)
                                pt_tensor **ret)                                                    \
     {                                                                                              \
         const double *s[1] = {scales};                                                             \
-        return up_forward(#NAME, INTERP, 1, self, output_size_len, output_size, AC, s, ret);      \
+        return up_forward(INTERP, 1, self, output_size_len, output_size, AC, s, ret);              \
     }                                                                                              \
     pt_status pt_kernel_##NAME##_backward(const pt_tensor *grad_output, int32_t output_size_len,   \
                                           const int64_t *output_size, int32_t input_size_len,      \
@@ -455,7 +454,7 @@ static pt_status returned(pt_tensor *r, pt_tensor **ret)
                                const double *scales_w, pt_tensor **ret)                            \
     {                                                                                              \
         const double *s[2] = {scales_h, scales_w};                                                 \
-        return up_forward(#NAME, INTERP, 2, self, output_size_len, output_size, AC, s, ret);      \
+        return up_forward(INTERP, 2, self, output_size_len, output_size, AC, s, ret);              \
     }                                                                                              \
     pt_status pt_kernel_##NAME##_backward(const pt_tensor *grad_output, int32_t output_size_len,   \
                                           const int64_t *output_size, int32_t input_size_len,      \
@@ -484,7 +483,7 @@ static pt_status returned(pt_tensor *r, pt_tensor **ret)
                                const double *scales_h, const double *scales_w, pt_tensor **ret)    \
     {                                                                                              \
         const double *s[3] = {scales_d, scales_h, scales_w};                                       \
-        return up_forward(#NAME, INTERP, 3, self, output_size_len, output_size, AC, s, ret);      \
+        return up_forward(INTERP, 3, self, output_size_len, output_size, AC, s, ret);              \
     }                                                                                              \
     pt_status pt_kernel_##NAME##_backward(const pt_tensor *grad_output, int32_t output_size_len,   \
                                           const int64_t *output_size, int32_t input_size_len,      \
