@@ -34,15 +34,20 @@ def _cubic(t, a):
     return 0.0
 
 
-def interp_matrix(mode, n_in, n_out, align_corners=False, scale=None, antialias=False):
-    """The (n_out, n_in) matrix of one dim, from torch's formulas in float64."""
+def interp_matrix(mode, n_in, n_out, align_corners=False, scale=None, antialias=False,
+                  shortcut=False):
+    """The (n_out, n_in) matrix of one dim, from torch's formulas in float64 (shortcut: the 2-d
+    nearest kernels' exact handling of out == in and out == 2 * in)."""
     m = np.zeros((n_out, n_in))
     s = _scale(n_in, n_out, align_corners, scale)
     for o in range(n_out):
         if mode == "nearest":
             sf = np.float32(1.0 / scale) if scale else np.float32(n_in) / np.float32(n_out)
-            i = o if n_out == n_in else o >> 1 if n_out == 2 * n_in else \
-                min(int(math.floor(np.float32(o) * sf)), n_in - 1)
+            i = min(int(math.floor(np.float32(o) * sf)), n_in - 1)
+            if shortcut and n_out == n_in:
+                i = o
+            elif shortcut and n_out == 2 * n_in:
+                i = o >> 1
             m[o, i] = 1
         elif mode == "nearest-exact":
             sf = np.float32(1.0 / scale) if scale else np.float32(n_in) / np.float32(n_out)
@@ -81,7 +86,7 @@ def np_interpolate(a, sizes, mode, align_corners=False, scales=None, antialias=F
     base = {"bilinear": "linear", "trilinear": "linear", "bicubic": "cubic"}.get(mode, mode)
     for d, n_out in enumerate(sizes):
         m = interp_matrix(base, a.shape[2 + d], n_out, align_corners,
-                          scales[d] if scales else None, antialias)
+                          scales[d] if scales else None, antialias, len(sizes) == 2)
         a = np.moveaxis(np.tensordot(m, np.moveaxis(a, 2 + d, 0), axes=1), 0, 2 + d)
     return a
 
@@ -132,6 +137,20 @@ def test_antialias_matches_numpy(mode, size):
     got = F.interpolate(t(a), size=size, mode=mode, antialias=True)
     np.testing.assert_allclose(got.numpy(), np_interpolate(a, size, mode, antialias=True),
                                rtol=1e-12, atol=1e-12)
+
+
+def test_nearest_scale_given_with_unchanged_size():
+    """torch's 2-d nearest copies a dim whose size the scale leaves unchanged; its 1-d and 3-d
+    forward kernels apply the scale (floor(o / 1.3) here), its backward kernels do not."""
+    a = np.arange(3.0).reshape(1, 1, 3)
+    assert F.interpolate(t(a), scale_factor=1.3).tolist() == [[[0.0, 0.0, 1.0]]]
+    a2 = np.arange(3.0).reshape(1, 1, 3, 1)
+    assert F.interpolate(t(a2), scale_factor=(1.3, 1.0)).reshape(-1).tolist() == [0.0, 1.0, 2.0]
+    # every nearest backward takes the shortcut, as torch's do
+    x = t(np.zeros((1, 1, 3))).requires_grad_()
+    y = F.interpolate(x, scale_factor=2.2)
+    y.backward(t(np.arange(6.0).reshape(1, 1, 6)))
+    assert x.grad.tolist() == [[[1.0, 5.0, 9.0]]]
 
 
 def test_float32_close_to_float64():

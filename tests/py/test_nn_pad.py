@@ -135,6 +135,33 @@ def test_batch_of_zero():
     assert F.pad(x, (1, 2), mode="replicate").shape == (0, 3, 7)
 
 
+def test_zero_sized_results():
+    x = pt.zeros(2, 1, 4, 3)
+    assert pt.constant_pad_nd(x, [0, 0, 0, 0, -1, 0]).shape == (2, 0, 4, 3)
+    assert pt.constant_pad_nd(x, [1, 0, 0, 0, -1, 0]).shape == (2, 0, 4, 4)
+    # 2-d and 3-d reflection/replication refuse only outputs empty in every padded dim
+    assert _nn.replication_pad2d(pt.zeros(1, 2, 6), [4, 2, -2, 0]).shape == (1, 0, 12)
+    assert _nn.reflection_pad2d(pt.zeros(1, 2, 6), [1, 1, -2, 0]).shape == (1, 0, 8)
+    with pytest.raises(RuntimeError, match=r"input \(H: 2, W: 6 \) is too small. Calculated "
+                       r"output H: 0 W: 0"):
+        _nn.replication_pad2d(pt.zeros(1, 2, 6), [-6, 0, -2, 0])
+    with pytest.raises(RuntimeError, match=r"input \(D: 6 H: 1, W: 6\) is too small. "
+                       r"Calculated output D: 0 H: 0 W: 0"):
+        _nn.replication_pad3d(pt.zeros(1, 1, 6, 1, 6), [-6, 0, -1, 0, -6, 0])
+    with pytest.raises(RuntimeError, match=r"Trying to create tensor with negative dimension -1: "
+                       r"\[1, 4, -1\]"):
+        _nn.replication_pad2d(pt.zeros(1, 2, 6), [-4, -3, 1, 1])
+
+
+def test_circular_pad_wider_than_what_negative_pads_keep():
+    # torch would read elements it has not written yet (uninitialized memory); refused here
+    with pytest.raises(RuntimeError, match="Padding value causes wrapping around more than once"):
+        F.pad(pt.zeros(2, 2, 5), (-2, 4), mode="circular")
+    a = np.arange(10.0).reshape(1, 2, 5)
+    np.testing.assert_array_equal(F.pad(t(a), (3, -2), mode="circular").numpy(),
+                                  np_pad(a[..., :3], (3, 0), "circular"))
+
+
 def test_pad_messages():
     x = pt.zeros(2, 3, 4, 5)
     with pytest.raises(RuntimeError, match=r"Argument #4: Padding size should be less than the "

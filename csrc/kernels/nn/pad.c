@@ -103,7 +103,7 @@ static pt_status constant_pad_fill(const pt_tensor *self, int32_t n, const int64
         const int32_t d = nd - n / 2 + k;
         const int64_t l = pad[n - 2 * (k + 1)], r = pad[n - 2 * (k + 1) + 1];
         sizes[d] = self->sizes[d] + l + r;
-        if (sizes[d] <= 0)
+        if (sizes[d] < 0)
             return PT_ERROR(PT_ERR_RUNTIME, "The input size %lld, plus negative padding %lld and "
                             "%lld resulted in a negative output size, which is invalid. Check "
                             "dimension %d of your input.", (long long)self->sizes[d],
@@ -275,25 +275,47 @@ static pt_status pad_check(int kind, int32_t nd, const pt_tensor *self, int32_t 
                             (long long)r, (int)d, shape);
         }
     }
-    bool small = false;
+    /* torch refuses a 1-d output below 1 element, and 2-d or 3-d ones only when every padded
+     * dim is below 1; a negative size among others fails as an allocation would */
+    bool all_small = true, any_small = false;
     for (int32_t d = 0; d < self->ndim; d++) {
         out_sizes[d] = self->sizes[d];
         if (d < first) continue;
         const int32_t k = self->ndim - 1 - d;
         out_sizes[d] += padding[2 * k] + padding[2 * k + 1];
-        small |= out_sizes[d] < 1;
+        all_small &= out_sizes[d] < 1;
+        any_small |= out_sizes[d] < 0;
     }
-    if (!small) return PT_OK;
-    static const char *const letters[3][3] = {{"W"}, {"H", "W"}, {"D", "H", "W"}};
-    char in_s[128] = "", out_s[128] = "";
-    size_t a = 0, b = 0;
-    for (int32_t k = 0; k < nd; k++) {
-        a += (size_t)snprintf(in_s + a, sizeof in_s - a, "%s%s: %lld", k ? ", " : "",
-                              letters[nd - 1][k], (long long)self->sizes[first + k]);
-        b += (size_t)snprintf(out_s + b, sizeof out_s - b, "%s%s: %lld", k ? ", " : "",
-                              letters[nd - 1][k], (long long)out_sizes[first + k]);
+    if (all_small) {
+        static const char *const in_fmt[3] = {"W: %lld", "H: %lld, W: %lld",
+                                              "D: %lld H: %lld, W: %lld"};
+        static const char *const out_fmt[3] = {"W: %lld", "H: %lld W: %lld",
+                                               "D: %lld H: %lld W: %lld"};
+        const int64_t *i = self->sizes + first, *o = out_sizes + first;
+        char in_s[128], out_s[128];
+        if (nd == 1) {
+            snprintf(in_s, sizeof in_s, in_fmt[0], (long long)i[0]);
+            snprintf(out_s, sizeof out_s, out_fmt[0], (long long)o[0]);
+        } else if (nd == 2) {
+            snprintf(in_s, sizeof in_s, in_fmt[1], (long long)i[0], (long long)i[1]);
+            snprintf(out_s, sizeof out_s, out_fmt[1], (long long)o[0], (long long)o[1]);
+        } else {
+            snprintf(in_s, sizeof in_s, in_fmt[2], (long long)i[0], (long long)i[1],
+                     (long long)i[2]);
+            snprintf(out_s, sizeof out_s, out_fmt[2], (long long)o[0], (long long)o[1],
+                     (long long)o[2]);
+        }
+        return PT_ERROR(PT_ERR_RUNTIME, "input (%s%s) is too small. Calculated output %s", in_s,
+                        kind == REPLICATE && nd == 2 ? " " : "", out_s);
     }
-    return PT_ERROR(PT_ERR_RUNTIME, "input (%s) is too small. Calculated output %s", in_s, out_s);
+    if (any_small) {
+        pt_sample_format_sizes(shape, sizeof shape, self->ndim, out_sizes);
+        for (int32_t d = first; d < self->ndim; d++)
+            if (out_sizes[d] < 0)
+                return PT_ERROR(PT_ERR_RUNTIME, "Trying to create tensor with negative dimension "
+                                "%lld: %s", (long long)out_sizes[d], shape);
+    }
+    return PT_OK;
 }
 
 /* Per padded dim, the element offset (stride of `mapped`) of the input index each output index
@@ -535,7 +557,10 @@ pt_status pt_native__pad_circular(const pt_tensor *self, int32_t pad_len, const 
         const int32_t d = ndim - 1 - i;
         const int64_t l = pad[2 * i], r = pad[2 * i + 1];
         shape[d] = self->sizes[d] + l + r;
-        if (l > self->sizes[d] || r > self->sizes[d])
+        /* torch compares with the input's size; the cropped size is what the copies read, and a
+         * pad beyond it would read elements not yet written */
+        const int64_t kept = self->sizes[d] + (l < 0 ? l : 0) + (r < 0 ? r : 0);
+        if (l > self->sizes[d] || r > self->sizes[d] || (shape[d] > 0 && (l > kept || r > kept)))
             return PT_ERROR(PT_ERR_RUNTIME, "Padding value causes wrapping around more than once.");
         if (shape[d] < 0)
             return PT_ERROR(PT_ERR_RUNTIME, "Negative padding value is resulting in an empty "

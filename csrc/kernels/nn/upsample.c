@@ -12,7 +12,11 @@
  * torch's formulas, kept to the letter so that results agree to rounding (UpSample.h):
  *   - scale: align_corners ? (in - 1) / (out - 1) (0 for out == 1) : the given scale's inverse
  *     when it is positive, else in / out; nearest modes always use the latter, in float32;
- *   - nearest: floor(o * scale) (o itself when out == in, o / 2 when out == 2 * in), clamped;
+ *   - nearest: floor(o * scale), clamped; torch's 2-d kernels and every nearest backward
+ *     kernel take o itself when out == in and o / 2 when out == 2 * in, whatever the scale
+ *     given, while its 1-d and 3-d forward kernels apply the scale (so with a scale factor that
+ *     leaves a size unchanged or doubles it, torch's 1-d and 3-d backward is not the adjoint of
+ *     its forward; pytensor keeps both as torch has them);
  *     nearest-exact: floor((o + 0.5) * scale), clamped;
  *   - linear: src = align_corners ? o * scale : max(scale * (o + 0.5) - 0.5, 0), taps floor(src)
  *     and the next one (or the same at the last index) with weights 1 - l, l, l = src - floor;
@@ -49,12 +53,15 @@ static float scale_f(int64_t in, int64_t out, const double *scale)
     return scale && *scale > 0 ? (float)(1.0 / *scale) : (float)in / (float)out;
 }
 
-static int64_t nearest_index(int interp, int64_t o, int64_t in, int64_t out, const double *scale)
+/* shortcut: out == in and out == 2 * in taken exactly, whatever the scale given (Note
+ * [upsampling source indices]). */
+static int64_t nearest_index(int interp, int64_t o, int64_t in, int64_t out, const double *scale,
+                             int shortcut)
 {
     int64_t i;
     if (interp == NEAREST) {
-        if (out == in) return o;
-        if (out == 2 * in) return o >> 1;
+        if (shortcut && out == in) return o;
+        if (shortcut && out == 2 * in) return o >> 1;
         i = (int64_t)floorf((float)o * scale_f(in, out, scale));
     } else {
         i = (int64_t)floorf((float)(((double)o + 0.5) * (double)scale_f(in, out, scale)));
@@ -123,14 +130,14 @@ static double aa_filter_cubic_d(double x)
         return (int32_t)ceil((double)support) * 2 + 1;                                             \
     }                                                                                              \
     static void fill_##SUF(int interp, int64_t in, int64_t out, int ac, const double *scale,       \
-                           int32_t k, int64_t *idx, T *w)                                          \
+                           int shortcut, int32_t k, int64_t *idx, T *w)                            \
     {                                                                                              \
         const T s = area_scale_##SUF(in, out, ac, scale);                                          \
         for (int64_t o = 0; o < out; o++) {                                                        \
             int64_t *io = idx + o * k;                                                             \
             T *wo = w + o * k;                                                                     \
             if (interp == NEAREST || interp == NEAREST_EXACT) {                                    \
-                io[0] = nearest_index(interp, o, in, out, scale);                                  \
+                io[0] = nearest_index(interp, o, in, out, scale, shortcut);                        \
                 wo[0] = 1;                                                                         \
             } else if (interp == LINEAR) {                                                         \
                 if (out == in) {                                                                   \
@@ -233,6 +240,7 @@ static pt_status up_run(int interp, int32_t nd, int ac, const double *const *sca
     a->c = dst->sizes[1];
     a->nd = PT_SAMPLE_MAX_DIMS;
     const size_t wsz = j.f64 ? sizeof(double) : sizeof(float);
+    const int shortcut = backward || nd == 2; /* Note [upsampling source indices] */
     pt_status st = PT_OK;
     for (int32_t d = 0; d < 2; d++) {
         a->src_s[d] = src->strides[d];
@@ -250,8 +258,8 @@ static pt_status up_run(int interp, int32_t nd, int ac, const double *const *sca
             st = PT_ERROR(PT_ERR_MEMORY, "upsampling: could not allocate index tables");
             break;
         }
-        if (j.f64) fill_f8(it, in, out, ac, sc, k, j.idx[d], j.w[d]);
-        else fill_f4(it, in, out, ac, sc, k, j.idx[d], j.w[d]);
+        if (j.f64) fill_f8(it, in, out, ac, sc, shortcut, k, j.idx[d], j.w[d]);
+        else fill_f4(it, in, out, ac, sc, shortcut, k, j.idx[d], j.w[d]);
         /* the tables index the input side: src forward, dst backward */
         const pt_tensor *fwd_in = backward ? dst : src, *fwd_out = backward ? src : dst;
         const int64_t in_stride = r < 0 ? 0 : fwd_in->strides[2 + r];
