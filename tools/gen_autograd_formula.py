@@ -101,6 +101,17 @@ HELPERS = {
     "convolution_double_backward_one": ("pt_ag_convolution_double_backward_one",
                                         ["T?", "T?", "T?", "T", "T", "T", "L", "L", "L", "B", "L",
                                          "I", "I"], "T"),
+
+    "constant_pad_nd_backward": ("pt_ag_constant_pad_nd_backward", ["T", "L"], "T"),
+    "grid_sampler_2d_backward_input": ("pt_ag_grid_sampler_2d_backward_input",
+                                       ["T", "T", "T", "I", "I", "B"], "T"),
+    "grid_sampler_2d_backward_grid": ("pt_ag_grid_sampler_2d_backward_grid",
+                                      ["T", "T", "T", "I", "I", "B"], "T"),
+    "grid_sampler_3d_backward_input": ("pt_ag_grid_sampler_3d_backward_input",
+                                       ["T", "T", "T", "I", "I", "B"], "T"),
+    "grid_sampler_3d_backward_grid": ("pt_ag_grid_sampler_3d_backward_grid",
+                                      ["T", "T", "T", "I", "I", "B"], "T"),
+    "channel_shuffle_backward": ("pt_ag_channel_shuffle_backward", ["T", "I"], "T"),
 }
 
 

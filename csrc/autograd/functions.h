@@ -195,4 +195,20 @@ pt_tensor *pt_ag_im2col_backward(const pt_tensor *grad, int32_t n, const int64_t
                                  const int64_t *dilation, int32_t np, const int64_t *padding,
                                  int32_t ns, const int64_t *stride);
 
+/* nn: sample (functions_nn_sample.c) */
+pt_tensor *pt_ag_constant_pad_nd_backward(const pt_tensor *grad, int32_t n, const int64_t *pad);
+pt_tensor *pt_ag_grid_sampler_2d_backward_input(const pt_tensor *grad, const pt_tensor *input,
+                                                const pt_tensor *grid, int64_t mode,
+                                                int64_t padding, int32_t align_corners);
+pt_tensor *pt_ag_grid_sampler_2d_backward_grid(const pt_tensor *grad, const pt_tensor *input,
+                                               const pt_tensor *grid, int64_t mode,
+                                               int64_t padding, int32_t align_corners);
+pt_tensor *pt_ag_grid_sampler_3d_backward_input(const pt_tensor *grad, const pt_tensor *input,
+                                                const pt_tensor *grid, int64_t mode,
+                                                int64_t padding, int32_t align_corners);
+pt_tensor *pt_ag_grid_sampler_3d_backward_grid(const pt_tensor *grad, const pt_tensor *input,
+                                               const pt_tensor *grid, int64_t mode,
+                                               int64_t padding, int32_t align_corners);
+pt_tensor *pt_ag_channel_shuffle_backward(const pt_tensor *grad, int64_t groups);
+
 #endif
