@@ -101,9 +101,9 @@ def nll_loss(input, target, weight=None, size_average: Optional[bool] = None,
     """The negative log likelihood of the target classes under log-probabilities ``input``
     ((C,), (N, C) or (N, C, d1, ..., dk)).
 
-    >>> F = __import__("pytensor").nn.functional
-    >>> x = __import__("pytensor").tensor([[-1.0, -2.0], [-3.0, -0.5]])
-    >>> F.nll_loss(x, __import__("pytensor").tensor([0, 1])).item()
+    >>> import pytensor
+    >>> x = pytensor.tensor([[-1.0, -2.0], [-3.0, -0.5]])
+    >>> pytensor.nn.functional.nll_loss(x, pytensor.tensor([0, 1])).item()
     0.75
     """
     reduction = _string(size_average, reduce, reduction)

@@ -548,3 +548,60 @@ def test_node_names_match_torch(name):
 
 
 NODE_DIFFS = {"pairwise_distance": {"NormBackward1": "LinalgVectorNormBackward0"}}
+
+
+# ---------------------------------------------------------------- threads, dtypes, shapes
+def test_reduction_is_the_same_on_any_thread_count():
+    g = np.random.default_rng(9)
+    a, b = g.standard_normal(300_001), g.standard_normal(300_001)
+    old = pt.get_num_threads()
+    try:
+        results = []
+        for n in (1, 2):
+            pt.set_num_threads(n)
+            x = P(a, "float32", grad=True)
+            loss = F.mse_loss(x, P(b, "float32"), reduction="sum")
+            loss.backward()
+            results.append((loss.item(), N(x.grad), N(F.smooth_l1_loss(P(a), P(b),
+                                                                        reduction="none"))))
+    finally:
+        pt.set_num_threads(old)
+    assert results[0][0] == results[1][0]
+    np.testing.assert_array_equal(results[0][1], results[1][1])
+    np.testing.assert_array_equal(results[0][2], results[1][2])
+    a32, b32 = a.astype(np.float32), b.astype(np.float32)
+    np.testing.assert_allclose(results[0][0], ((a32 - b32).astype(np.float64) ** 2).sum(),
+                               rtol=1e-6)
+
+
+def test_result_dtypes_follow_torch():
+    x32, x64 = P(X, "float32"), P(Y, "float64")
+    assert F.mse_loss(x32, x64).dtype == pt.float64  # promoted, as torch's TensorIterator
+    assert F.smooth_l1_loss(x32, x64).dtype == pt.float64
+    assert F.huber_loss(x32, x64).dtype == pt.float32  # the input's dtype
+    assert F.soft_margin_loss(x32, x64).dtype == pt.float32
+    assert F.cross_entropy(x32, _t()).dtype == pt.float32
+    with pytest.raises(RuntimeError, match="Found dtype Double but expected Float"):
+        F.binary_cross_entropy(P(np.full(3, 0.5), "float32"), P(np.full(3, 0.5)))
+
+
+def test_unbatched_inputs():
+    v, w = X[0], Y[0]
+    close(F.multi_margin_loss(P(v), pt.tensor(3), reduction="none"),
+          np.maximum(0, 1 - v[3] + np.delete(v, 3)).sum() / 5)
+    lab = pt.tensor([2, 0, -1, 0, 0])
+    want = sum(max(0, 1 - v[t] + v[d]) for t in (2, 0) for d in (1, 3, 4)) / 5
+    close(F.multilabel_margin_loss(P(v), lab, reduction="none"), want)
+    cos = (v * w).sum() / np.sqrt(((v * v).sum() + 1e-12) * ((w * w).sum() + 1e-12))
+    close(F.cosine_embedding_loss(P(v), P(w), P(1.0), reduction="none"), 1 - cos)
+    close(F.nll_loss(P(v), pt.tensor(2)), -v[2])
+
+
+def test_nll_loss2d_operator():
+    x = RNG.standard_normal((2, 3, 2, 4))
+    t = RNG.integers(0, 3, (2, 2, 4))
+    out, total = pt._C._nn.nll_loss2d_forward(P(x), pt.tensor(t.tolist()), None, 2, -100)
+    close(out, -np.take_along_axis(x, t[:, None], 1).sum())
+    close(total, 16.0)
+    with pytest.raises(RuntimeError, match="only batches of spatial targets supported"):
+        pt._C._nn.nll_loss2d_forward(P(x), pt.tensor(t[0].tolist()), None, 1, -100)
