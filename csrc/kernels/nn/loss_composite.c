@@ -75,7 +75,10 @@ static const pt_scalar *lng(pt_scalar *s, int64_t v)
 
 static const pt_scalar ONE = {PT_SCALAR_INT, 1, 0.0, 0.0};
 
-static pt_tensor *zeros_like(const pt_tensor *t) { return pt_call_zeros_like(t, -1, -1, NULL, -1, -1); }
+static pt_tensor *zeros_like(const pt_tensor *t)
+{
+    return pt_call_zeros_like(t, -1, -1, NULL, -1, -1);
+}
 
 static pt_status check_reduction(int64_t reduction)
 {
@@ -462,7 +465,7 @@ pt_status pt_native_poisson_nll_loss(const pt_tensor *input, const pt_tensor *ta
         loss = CALL(pt_call_sub_Tensor(input, tl, &ONE));
     }
     if (full) {
-        /* Stirling's term target log(target) - target + 0.5 log(2 pi target), 0 where target <= 1 */
+        /* Stirling: target log(target) - target + 0.5 log(2 pi target), 0 where target <= 1 */
         pt_tensor *lt = CALL(pt_call_log(target));
         pt_tensor *tlt = CALL(pt_call_mul_Tensor(target, lt));
         pt_tensor *st = CALL(pt_call_sub_Tensor(tlt, target, &ONE));

@@ -10,11 +10,14 @@
  * slots are added in order, so the reduced loss has the same bits whatever the thread count.
  * Blocks go to OpenMP threads above PT_GRAIN elements (Note [elementwise grain] in iter.h).
  *
- * Dtypes: float32 and float64 (torch's CPU kernels also take float16 and bfloat16; here those are
- * refused with torch's message for the types it refuses). The result dtype is torch's: the
- * promoted type of input and target for mse_loss and smooth_l1_loss (their kernels run on a
- * TensorIterator), the input's for the others; binary_cross_entropy requires a target and weight
- * of the input's dtype. A mean over no elements is nan, as torch's.
+ * Dtypes: float32 and float64. torch's CPU kernels also take float16 and bfloat16, which are
+ * refused here (with the message torch gives for the types it refuses). The result dtype is
+ * torch's: the promoted type of input and target for mse_loss and smooth_l1_loss (their kernels
+ * run on a TensorIterator), the input's for the others; binary_cross_entropy requires a target
+ * and weight of the input's dtype. A mean over no elements is nan, as torch's. The backward
+ * kernels compute in the promoted type of the gradient, input and target, and divide a mean by
+ * the input's number of elements, as torch's (their gradient may be a broadcast tensor: the
+ * double backward of a reduced loss passes one).
  */
 #include <stdatomic.h>
 #include <stdlib.h>
