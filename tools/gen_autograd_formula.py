@@ -112,6 +112,30 @@ HELPERS = {
     "grid_sampler_3d_backward_grid": ("pt_ag_grid_sampler_3d_backward_grid",
                                       ["T", "T", "T", "I", "I", "B"], "T"),
     "channel_shuffle_backward": ("pt_ag_channel_shuffle_backward", ["T", "I"], "T"),
+
+    # nn losses (csrc/autograd/functions_nn_loss.c)
+    "mse_loss_double_backward": ("pt_ag_mse_loss_double_backward", ["T", "T", "I"], "T"),
+    "smooth_l1_loss_double_backward": ("pt_ag_smooth_l1_loss_double_backward",
+                                       ["T", "T", "T", "I", "D"], "T"),
+    "huber_loss_double_backward": ("pt_ag_huber_loss_double_backward", ["T", "T", "T", "I", "D"],
+                                   "T"),
+    "soft_margin_loss_double_backward": ("pt_ag_soft_margin_loss_double_backward",
+                                         ["T", "T", "T", "I"], "T"),
+    "soft_margin_loss_double_backward_grad_output": (
+        "pt_ag_soft_margin_loss_double_backward_grad_output", ["T", "T", "T", "T", "I"], "T"),
+    "binary_cross_entropy_target_backward": ("pt_ag_binary_cross_entropy_target_backward",
+                                             ["T", "T", "T", "T?", "I"], "T"),
+    "binary_cross_entropy_double_backward": ("pt_ag_binary_cross_entropy_double_backward",
+                                             ["T", "T", "T", "T", "T?", "I"], "T"),
+    "binary_cross_entropy_double_backward_target": (
+        "pt_ag_binary_cross_entropy_double_backward_target", ["T", "T", "T", "T", "T?", "I"], "T"),
+    "binary_cross_entropy_double_backward_grad_output": (
+        "pt_ag_binary_cross_entropy_double_backward_grad_output", ["T", "T", "T", "T?", "I"], "T"),
+    "binary_cross_entropy_with_logits_backward": (
+        "pt_ag_binary_cross_entropy_with_logits_backward", ["T", "T", "T", "T?", "T?", "I"], "T"),
+    "binary_cross_entropy_with_logits_target_backward": (
+        "pt_ag_binary_cross_entropy_with_logits_target_backward",
+        ["T", "T", "T", "T?", "T?", "I"], "T"),
 }
 
 

@@ -211,4 +211,51 @@ pt_tensor *pt_ag_grid_sampler_3d_backward_grid(const pt_tensor *grad, const pt_t
                                                int64_t padding, int32_t align_corners);
 pt_tensor *pt_ag_channel_shuffle_backward(const pt_tensor *grad, int64_t groups);
 
+/* nn losses (functions_nn_loss.c): the derivatives torch writes in FunctionsManual */
+pt_tensor *pt_ag_mse_loss_double_backward(const pt_tensor *grad, const pt_tensor *self,
+                                          int64_t reduction);
+pt_tensor *pt_ag_smooth_l1_loss_double_backward(const pt_tensor *grad, const pt_tensor *self,
+                                                const pt_tensor *target, int64_t reduction,
+                                                double beta);
+pt_tensor *pt_ag_huber_loss_double_backward(const pt_tensor *grad, const pt_tensor *self,
+                                            const pt_tensor *target, int64_t reduction,
+                                            double delta);
+pt_tensor *pt_ag_soft_margin_loss_double_backward(const pt_tensor *grad, const pt_tensor *self,
+                                                  const pt_tensor *target, int64_t reduction);
+pt_tensor *pt_ag_soft_margin_loss_double_backward_grad_output(const pt_tensor *grad,
+                                                              const pt_tensor *grad_output,
+                                                              const pt_tensor *self,
+                                                              const pt_tensor *target,
+                                                              int64_t reduction);
+pt_tensor *pt_ag_binary_cross_entropy_target_backward(const pt_tensor *grad, const pt_tensor *self,
+                                                      const pt_tensor *target,
+                                                      const pt_tensor *weight, int64_t reduction);
+pt_tensor *pt_ag_binary_cross_entropy_double_backward(const pt_tensor *grad_output,
+                                                      const pt_tensor *grad, const pt_tensor *self,
+                                                      const pt_tensor *target,
+                                                      const pt_tensor *weight, int64_t reduction);
+pt_tensor *pt_ag_binary_cross_entropy_double_backward_target(const pt_tensor *grad,
+                                                             const pt_tensor *grad_output,
+                                                             const pt_tensor *self,
+                                                             const pt_tensor *target,
+                                                             const pt_tensor *weight,
+                                                             int64_t reduction);
+pt_tensor *pt_ag_binary_cross_entropy_double_backward_grad_output(const pt_tensor *grad,
+                                                                  const pt_tensor *self,
+                                                                  const pt_tensor *target,
+                                                                  const pt_tensor *weight,
+                                                                  int64_t reduction);
+pt_tensor *pt_ag_binary_cross_entropy_with_logits_backward(const pt_tensor *grad,
+                                                           const pt_tensor *self,
+                                                           const pt_tensor *target,
+                                                           const pt_tensor *weight,
+                                                           const pt_tensor *pos_weight,
+                                                           int64_t reduction);
+pt_tensor *pt_ag_binary_cross_entropy_with_logits_target_backward(const pt_tensor *grad,
+                                                                  const pt_tensor *self,
+                                                                  const pt_tensor *target,
+                                                                  const pt_tensor *weight,
+                                                                  const pt_tensor *pos_weight,
+                                                                  int64_t reduction);
+
 #endif
