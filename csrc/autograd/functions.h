@@ -173,4 +173,10 @@ pt_tensor *pt_ag_angle_backward(const pt_tensor *grad, const pt_tensor *self);
 pt_tensor *pt_ag_polar_backward_abs(const pt_tensor *grad, const pt_tensor *result);
 pt_tensor *pt_ag_polar_backward_angle(const pt_tensor *grad, const pt_tensor *result);
 
+/* pooling (functions_nn_pool.c) */
+pt_tensor *pt_ag_max_pool_double_backward(const pt_tensor *grad, const pt_tensor *indices,
+                                          int64_t dim);
+pt_tensor *pt_ag_adaptive_avg_pool_double_backward(const pt_tensor *grad, int32_t n,
+                                                   const int64_t *grad_output_sizes, int64_t dim);
+
 #endif
