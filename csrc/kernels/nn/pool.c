@@ -301,7 +301,8 @@ static pt_status setup(const spec *sp, const pt_tensor *self, int32_t k_len, con
     g->count_include_pad = count_include_pad;
     g->divisor = divisor ? *divisor : 0;
     pc->ndim = ndim;
-    pc->cl = pt_pool_is_channels_last(self, nd);
+    /* torch's avg_pool3d has no channels-last kernel: its results are planar-contiguous */
+    pc->cl = pt_pool_is_channels_last(self, nd) && !(sp->avg && nd == 3);
     for (int32_t i = 0; i < ndim - nd; i++) pc->out_sizes[i] = self->sizes[i];
     for (int32_t i = 0; i < nd; i++) pc->out_sizes[ndim - nd + i] = g->out[3 - nd + i];
     return PT_OK;

@@ -77,6 +77,13 @@ static pt_status adaptive_geom(const adaptive *ad, const pt_tensor *self, const 
     return PT_OK;
 }
 
+/* The layout of the results: the input's, but planar for adaptive_avg_pool3d, whose results torch
+ * makes planar-contiguous. */
+static bool adaptive_cl(const adaptive *ad, const pt_tensor *self)
+{
+    return pt_pool_is_channels_last(self, ad->nd) && (ad->max || ad->nd == 2);
+}
+
 static pt_status adaptive_forward(const adaptive *ad, const pt_tensor *self, int32_t n,
                                   const int64_t *out_size, pt_tensor **ret0, pt_tensor **ret1)
 {
@@ -86,7 +93,7 @@ static pt_status adaptive_forward(const adaptive *ad, const pt_tensor *self, int
     pt_pool_geom g;
     int64_t sizes[5];
     PT_TRY(adaptive_geom(ad, self, out_size, &g, sizes));
-    const bool cl = pt_pool_is_channels_last(self, ad->nd);
+    const bool cl = adaptive_cl(ad, self);
     pt_tensor *out = NULL, *idx = NULL, *in = NULL;
     pt_status st = pt_pool_empty(self->ndim, sizes, cl, self->dtype, self->device, &out);
     if (st == PT_OK && ad->max)
@@ -149,7 +156,7 @@ static pt_status adaptive_backward(const adaptive *ad, const pt_tensor *grad_out
     const pt_pool_loops *L = pt_pool_loops_for(slot);
     const pt_pool_bwd_fn *fns = ad->max ? L->max_bwd : L->adaptive_avg_bwd;
     return pt_pool_backward_run(name, ad->nd, fns[0], fns[1], &g,
-                                pt_pool_is_channels_last(self, ad->nd), grad_output, self, indices,
+                                adaptive_cl(ad, self), grad_output, self, indices,
                                 ret);
 }
 
