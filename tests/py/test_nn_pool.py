@@ -486,3 +486,66 @@ def test_bad_input_messages_are_torchs(i):
     with pytest.raises(exc) as info:
         tfn()
     assert str(info.value).split("\n")[0] == msg
+
+
+# ---------------------------------------------------------------- other dtypes
+def test_integer_max_and_long_average_pooling():
+    x = np.array([[[[-1, -2, 3], [4, 5, -7], [1, 1, 1]]]])
+    for dt in (pytensor.int64, pytensor.int32, pytensor.int16, pytensor.int8):
+        v, i = F.max_pool2d(_pt(x).to(dt), 2, 1, return_indices=True)
+        assert v.dtype == dt and v.tolist() == [[[[5, 5], [5, 5]]]]
+        assert i.tolist() == [[[[4, 4], [4, 4]]]]
+    assert F.max_pool2d(_pt(np.abs(x)).to(pytensor.uint8), 2, 1).tolist() == [[[[5, 7], [5, 7]]]]
+    # integer quotients truncate toward zero, as torch's
+    assert F.avg_pool2d(_pt(x), 2, 1).tolist() == [[[[1, 0], [2, 0]]]]
+    with pytest.raises(NotImplementedError, match="\"avg_pool2d\" not implemented for 'Int'"):
+        F.avg_pool2d(_pt(x).to(pytensor.int32), 2)
+    with pytest.raises(NotImplementedError, match="\"max_pool2d\" not implemented for 'Bool'"):
+        F.max_pool2d(_pt(x) > 0, 2)
+    with pytest.raises(NotImplementedError,
+                       match="\"avg_pool3d_out_frame\" not implemented for 'BFloat16'"):
+        F.avg_pool3d(_pt(np.ones((1, 1, 2, 2, 2))).to(pytensor.bfloat16), 2)
+    with pytest.raises(NotImplementedError, match="\"max_unpool2d\" not implemented for 'Long'"):
+        F.max_unpool2d(_pt(x[..., :2, :2]), pytensor.zeros(1, 1, 2, 2, dtype=pytensor.int64), 2)
+
+
+@pytest.mark.parametrize("dt", ["bfloat16", "float16"])
+def test_half_precision_pools_compute_in_float32(dt):
+    x = RNG.standard_normal((2, 3, 6, 6))
+    half = _pt(x).to(getattr(pytensor, dt))
+    wide = half.to(pytensor.float32)
+    for fn in (lambda t: F.max_pool2d(t, 3, 2, 1), lambda t: F.avg_pool2d(t, 3, 2, 1),
+               lambda t: F.adaptive_avg_pool2d(t, 4), lambda t: F.adaptive_max_pool2d(t, 4)):
+        got = fn(half)
+        assert got.dtype == getattr(pytensor, dt)
+        np.testing.assert_array_equal(got.to(pytensor.float32).numpy(),
+                                      fn(wide).to(getattr(pytensor, dt)).to(pytensor.float32)
+                                      .numpy())
+    h = half.clone().requires_grad_(True)
+    F.avg_pool2d(h, 2).sum().backward()
+    assert h.grad.dtype == getattr(pytensor, dt)
+    np.testing.assert_array_equal(h.grad.to(pytensor.float32).numpy(), np.full(x.shape, 0.25))
+
+
+@requires_torch
+@pytest.mark.parametrize("dt", ["bfloat16", "float16", "int64", "int32", "uint8"])
+@pytest.mark.parametrize("cl", [False, True], ids=["planar", "channels_last"])
+def test_other_dtypes_match_torch(dt, cl):
+    a = RNG.standard_normal((2, 3, 5, 6)) * 50
+    fns = [lambda F_: F_.max_pool2d, lambda F_: F_.avg_pool2d]
+    for i, pick in enumerate(fns):
+        t = _th(a, cl).to(getattr(torch, dt))
+        p = _pt(a, cl).to(getattr(pytensor, dt))
+        try:
+            want = pick(torch.nn.functional)(t, 3, 2, 1)
+        except NotImplementedError as e:
+            with pytest.raises(NotImplementedError) as info:
+                pick(F)(p, 3, 2, 1)
+            assert str(info.value) == str(e).split("\n")[0]
+            continue
+        got = pick(F)(p, 3, 2, 1)
+        assert str(got.dtype).split(".")[-1] == dt
+        np.testing.assert_allclose(got.to(pytensor.float64).numpy(), want.double().numpy(),
+                                   rtol=1e-2, atol=1e-2)
+        assert (got.is_contiguous(memory_format=pytensor.channels_last)
+                == want.is_contiguous(memory_format=torch.channels_last))

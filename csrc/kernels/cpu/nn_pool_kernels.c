@@ -7,7 +7,8 @@
  * channels, the innermost loop running over C contiguous elements, which the compiler vectorizes
  * (the max's compare-and-select included). Max pooling keeps the first maximum, and a nan beats
  * everything and is kept (each later nan replaces it), as torch's `val > max || isnan(val)`.
- * Average pooling divides by the window's size clipped to the padded input (count_include_pad) or
+ * Integer tensors have max pooling loops of their own (and int64 average pooling, whose integer
+ * quotients truncate as torch's). Average pooling divides by the window's size clipped to the padded input (count_include_pad) or
  * to the input, or by divisor_override; windows that lie wholly in the padding give 0. Adaptive
  * windows are [floor(o * I / O), ceil((o + 1) * I / O)). Sums accumulate in the element type as
  * torch's CPU kernels do for float and double.
@@ -15,6 +16,7 @@
 #include "cpu_kernel.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "nn/pool.h"
@@ -68,7 +70,9 @@ static inline void ad_window(const pt_pool_geom *g, int64_t od, int64_t oh, int6
     }
 }
 
-#define POOL_LOOPS(SUF, T)                                                                         \
+/* The forward loops of max pooling for element type T, whose smallest value is LOWEST (-inf for
+ * floats; `v != v` is false for integers, so their loops only compare). */
+#define MAX_FWD(SUF, T, LOWEST)                                                                    \
     /* ---------------------------------------------------------------- max, planar */            \
     static void max_fwd_planar_##SUF(const pt_pool_geom *g, void *out_, int64_t *idx,             \
                                      const void *in_, int64_t begin, int64_t end)                  \
@@ -91,7 +95,7 @@ static inline void ad_window(const pt_pool_geom *g, int64_t od, int64_t oh, int6
                         taps(ow, g->s[2], g->p[2], g->d[2], g->k[2], IW, &w0, &w1);                \
                         const int64_t bd = od * g->s[0] - g->p[0], bh = oh * g->s[1] - g->p[1],    \
                                       bw = ow * g->s[2] - g->p[2];                                 \
-                        T m = -(T)INFINITY;                                                        \
+                        T m = (LOWEST);                                                        \
                         int64_t mi = ((bd + d0 * g->d[0]) * IH + bh + h0 * g->d[1]) * IW + bw +    \
                                      w0 * g->d[2];                                                 \
                         for (int64_t td = d0; td < d1; td++)                                       \
@@ -101,7 +105,7 @@ static inline void ad_window(const pt_pool_geom *g, int64_t od, int64_t oh, int6
                                 for (int64_t tw = w0; tw < w1; tw++) {                             \
                                     const int64_t at = row + tw * g->d[2];                         \
                                     const T v = ip[at];                                            \
-                                    if (v > m || isnan(v)) {                                       \
+                                    if (v > m || v != v) {                                       \
                                         m = v;                                                     \
                                         mi = at;                                                   \
                                     }                                                              \
@@ -113,21 +117,6 @@ static inline void ad_window(const pt_pool_geom *g, int64_t od, int64_t oh, int6
                     }                                                                              \
                 }                                                                                  \
             }                                                                                      \
-        }                                                                                          \
-    }                                                                                              \
-    /* grad_in[idx] += grad_out over whole planes; out-of-range indices are skipped. */           \
-    static void max_bwd_planar_##SUF(const pt_pool_geom *g, void *gin_, const int64_t *idx,        \
-                                     const void *gout_, int64_t begin, int64_t end)                \
-    {                                                                                              \
-        const int64_t iplane = g->in[0] * g->in[1] * g->in[2];                                     \
-        const int64_t oplane = g->out[0] * g->out[1] * g->out[2];                                  \
-        for (int64_t pl = begin; pl < end; pl++) {                                                 \
-            T *gi = (T *)gin_ + pl * iplane;                                                       \
-            const T *go = (const T *)gout_ + pl * oplane;                                          \
-            const int64_t *xp = idx + pl * oplane;                                                 \
-            memset(gi, 0, sizeof(T) * (size_t)iplane);                                             \
-            for (int64_t o = 0; o < oplane; o++)                                                   \
-                if (xp[o] >= 0 && xp[o] < iplane) gi[xp[o]] += go[o];                              \
         }                                                                                          \
     }                                                                                              \
     /* ---------------------------------------------------------------- max, channels-last */     \
@@ -152,7 +141,7 @@ static inline void ad_window(const pt_pool_geom *g, int64_t od, int64_t oh, int6
                 const int64_t first = ((bd + d0 * g->d[0]) * IH + bh + h0 * g->d[1]) * IW + bw +   \
                                       w0 * g->d[2];                                                \
                 for (int64_t c = 0; c < C; c++) {                                                  \
-                    o[c] = -(T)INFINITY;                                                           \
+                    o[c] = (LOWEST);                                                           \
                     x[c] = first;                                                                  \
                 }                                                                                  \
                 for (int64_t td = d0; td < d1; td++)                                               \
@@ -170,24 +159,11 @@ static inline void ad_window(const pt_pool_geom *g, int64_t od, int64_t oh, int6
                         }                                                                          \
             }                                                                                      \
         }                                                                                          \
-    }                                                                                              \
-    static void max_bwd_cl_##SUF(const pt_pool_geom *g, void *gin_, const int64_t *idx,            \
-                                 const void *gout_, int64_t begin, int64_t end)                    \
-    {                                                                                              \
-        const int64_t C = g->channels;                                                             \
-        const int64_t iplane = g->in[0] * g->in[1] * g->in[2];                                     \
-        const int64_t oplane = g->out[0] * g->out[1] * g->out[2];                                  \
-        for (int64_t n = begin; n < end; n++) {                                                    \
-            T *gi = (T *)gin_ + n * iplane * C;                                                    \
-            memset(gi, 0, sizeof(T) * (size_t)(iplane * C));                                      \
-            for (int64_t o = 0; o < oplane; o++) {                                                 \
-                const T *go = (const T *)gout_ + (n * oplane + o) * C;                             \
-                const int64_t *x = idx + (n * oplane + o) * C;                                     \
-                for (int64_t c = 0; c < C; c++)                                                    \
-                    if (x[c] >= 0 && x[c] < iplane) gi[x[c] * C + c] += go[c];                     \
-            }                                                                                      \
-        }                                                                                          \
-    }                                                                                              \
+    }
+
+/* The forward loops of average pooling for T (floats, and int64 whose sums and quotients are
+ * integer ones, truncated as torch's). */
+#define AVG_FWD(SUF, T)                                                                            \
     /* ---------------------------------------------------------------- average */                \
     static void avg_fwd_planar_##SUF(const pt_pool_geom *g, void *out_, int64_t *idx,             \
                                      const void *in_, int64_t begin, int64_t end)                  \
@@ -220,34 +196,6 @@ static inline void ad_window(const pt_pool_geom *g, int64_t od, int64_t oh, int6
                     }                                                                              \
         }                                                                                          \
     }                                                                                              \
-    static void avg_bwd_planar_##SUF(const pt_pool_geom *g, void *gin_, const int64_t *idx,        \
-                                     const void *gout_, int64_t begin, int64_t end)                \
-    {                                                                                              \
-        (void)idx;                                                                                 \
-        const int64_t IH = g->in[1], IW = g->in[2];                                                \
-        const int64_t iplane = g->in[0] * IH * IW, oplane = g->out[0] * g->out[1] * g->out[2];     \
-        for (int64_t pl = begin; pl < end; pl++) {                                                 \
-            T *gi = (T *)gin_ + pl * iplane;                                                       \
-            const T *go = (const T *)gout_ + pl * oplane;                                          \
-            memset(gi, 0, sizeof(T) * (size_t)iplane);                                             \
-            int64_t o = 0;                                                                         \
-            for (int64_t od = 0; od < g->out[0]; od++)                                             \
-                for (int64_t oh = 0; oh < g->out[1]; oh++)                                         \
-                    for (int64_t ow = 0; ow < g->out[2]; ow++, o++) {                              \
-                        const int64_t ov[3] = {od, oh, ow};                                        \
-                        int64_t lo[3], hi[3], padded[3];                                           \
-                        for (int i = 0; i < 3; i++)                                                \
-                            avg_window(ov[i], g->s[i], g->p[i], g->k[i], g->in[i], &lo[i], &hi[i], \
-                                       &padded[i]);                                                \
-                        if (lo[0] >= hi[0] || lo[1] >= hi[1] || lo[2] >= hi[2]) continue;          \
-                        const T v = go[o] / (T)avg_divisor(g, lo, hi, padded);                     \
-                        for (int64_t id = lo[0]; id < hi[0]; id++)                                 \
-                            for (int64_t ih = lo[1]; ih < hi[1]; ih++)                             \
-                                for (int64_t iw = lo[2]; iw < hi[2]; iw++)                         \
-                                    gi[(id * IH + ih) * IW + iw] += v;                             \
-                    }                                                                              \
-        }                                                                                          \
-    }                                                                                              \
     static void avg_fwd_cl_##SUF(const pt_pool_geom *g, void *out_, int64_t *idx,                 \
                                  const void *in_, int64_t begin, int64_t end)                      \
     {                                                                                              \
@@ -275,6 +223,70 @@ static inline void ad_window(const pt_pool_geom *g, int64_t od, int64_t oh, int6
                 const T div = (T)avg_divisor(g, lo, hi, padded);                                   \
                 for (int64_t c = 0; c < C; c++) o[c] /= div;                                       \
             }                                                                                      \
+        }                                                                                          \
+    }
+
+#define POOL_LOOPS(SUF, T)                                                                         \
+    MAX_FWD(SUF, T, -(T)INFINITY)                                                                  \
+    AVG_FWD(SUF, T)                                                                                \
+    /* grad_in[idx] += grad_out over whole planes; out-of-range indices are skipped. */           \
+    static void max_bwd_planar_##SUF(const pt_pool_geom *g, void *gin_, const int64_t *idx,        \
+                                     const void *gout_, int64_t begin, int64_t end)                \
+    {                                                                                              \
+        const int64_t iplane = g->in[0] * g->in[1] * g->in[2];                                     \
+        const int64_t oplane = g->out[0] * g->out[1] * g->out[2];                                  \
+        for (int64_t pl = begin; pl < end; pl++) {                                                 \
+            T *gi = (T *)gin_ + pl * iplane;                                                       \
+            const T *go = (const T *)gout_ + pl * oplane;                                          \
+            const int64_t *xp = idx + pl * oplane;                                                 \
+            memset(gi, 0, sizeof(T) * (size_t)iplane);                                             \
+            for (int64_t o = 0; o < oplane; o++)                                                   \
+                if (xp[o] >= 0 && xp[o] < iplane) gi[xp[o]] += go[o];                              \
+        }                                                                                          \
+    }                                                                                              \
+    static void max_bwd_cl_##SUF(const pt_pool_geom *g, void *gin_, const int64_t *idx,            \
+                                 const void *gout_, int64_t begin, int64_t end)                    \
+    {                                                                                              \
+        const int64_t C = g->channels;                                                             \
+        const int64_t iplane = g->in[0] * g->in[1] * g->in[2];                                     \
+        const int64_t oplane = g->out[0] * g->out[1] * g->out[2];                                  \
+        for (int64_t n = begin; n < end; n++) {                                                    \
+            T *gi = (T *)gin_ + n * iplane * C;                                                    \
+            memset(gi, 0, sizeof(T) * (size_t)(iplane * C));                                      \
+            for (int64_t o = 0; o < oplane; o++) {                                                 \
+                const T *go = (const T *)gout_ + (n * oplane + o) * C;                             \
+                const int64_t *x = idx + (n * oplane + o) * C;                                     \
+                for (int64_t c = 0; c < C; c++)                                                    \
+                    if (x[c] >= 0 && x[c] < iplane) gi[x[c] * C + c] += go[c];                     \
+            }                                                                                      \
+        }                                                                                          \
+    }                                                                                              \
+    static void avg_bwd_planar_##SUF(const pt_pool_geom *g, void *gin_, const int64_t *idx,        \
+                                     const void *gout_, int64_t begin, int64_t end)                \
+    {                                                                                              \
+        (void)idx;                                                                                 \
+        const int64_t IH = g->in[1], IW = g->in[2];                                                \
+        const int64_t iplane = g->in[0] * IH * IW, oplane = g->out[0] * g->out[1] * g->out[2];     \
+        for (int64_t pl = begin; pl < end; pl++) {                                                 \
+            T *gi = (T *)gin_ + pl * iplane;                                                       \
+            const T *go = (const T *)gout_ + pl * oplane;                                          \
+            memset(gi, 0, sizeof(T) * (size_t)iplane);                                             \
+            int64_t o = 0;                                                                         \
+            for (int64_t od = 0; od < g->out[0]; od++)                                             \
+                for (int64_t oh = 0; oh < g->out[1]; oh++)                                         \
+                    for (int64_t ow = 0; ow < g->out[2]; ow++, o++) {                              \
+                        const int64_t ov[3] = {od, oh, ow};                                        \
+                        int64_t lo[3], hi[3], padded[3];                                           \
+                        for (int i = 0; i < 3; i++)                                                \
+                            avg_window(ov[i], g->s[i], g->p[i], g->k[i], g->in[i], &lo[i], &hi[i], \
+                                       &padded[i]);                                                \
+                        if (lo[0] >= hi[0] || lo[1] >= hi[1] || lo[2] >= hi[2]) continue;          \
+                        const T v = go[o] / (T)avg_divisor(g, lo, hi, padded);                     \
+                        for (int64_t id = lo[0]; id < hi[0]; id++)                                 \
+                            for (int64_t ih = lo[1]; ih < hi[1]; ih++)                             \
+                                for (int64_t iw = lo[2]; iw < hi[2]; iw++)                         \
+                                    gi[(id * IH + ih) * IW + iw] += v;                             \
+                    }                                                                              \
         }                                                                                          \
     }                                                                                              \
     static void avg_bwd_cl_##SUF(const pt_pool_geom *g, void *gin_, const int64_t *idx,            \
@@ -480,6 +492,12 @@ static inline void ad_window(const pt_pool_geom *g, int64_t od, int64_t oh, int6
 
 POOL_LOOPS(f4, float)
 POOL_LOOPS(f8, double)
+MAX_FWD(u1, uint8_t, 0)
+MAX_FWD(i1, int8_t, INT8_MIN)
+MAX_FWD(i2, int16_t, INT16_MIN)
+MAX_FWD(i4, int32_t, INT32_MIN)
+MAX_FWD(i8, int64_t, INT64_MIN)
+AVG_FWD(i8, int64_t)
 
 #define POOL_ENTRY(SUF)                                                                            \
     {                                                                                              \
@@ -490,4 +508,10 @@ POOL_LOOPS(f8, double)
             {adavg_bwd_planar_##SUF, adavg_bwd_cl_##SUF},                                          \
     }
 
-PT_CPU_KERNELS_DEFINE(nn_pool, pt_pool_table) = {{POOL_ENTRY(f4), POOL_ENTRY(f8)}};
+#define MAX_PAIR(SUF) {max_fwd_planar_##SUF, max_fwd_cl_##SUF}
+
+PT_CPU_KERNELS_DEFINE(nn_pool, pt_pool_table) = {
+    {POOL_ENTRY(f4), POOL_ENTRY(f8)},
+    {MAX_PAIR(u1), MAX_PAIR(i1), MAX_PAIR(i2), MAX_PAIR(i4), MAX_PAIR(i8)},
+    {avg_fwd_planar_i8, avg_fwd_cl_i8},
+};

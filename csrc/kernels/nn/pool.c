@@ -21,11 +21,6 @@
 
 PT_CPU_STUB(nn_pool, pt_pool_table, "max, average and adaptive pooling loops (float32, float64)")
 
-const pt_pool_loops *pt_pool_loops_for(int slot)
-{
-    return &PT_CPU_KERNELS(nn_pool, pt_pool_table)->by_dtype[slot];
-}
-
 /* ---------------------------------------------------------------- shared helpers */
 
 const char *pt_pool_sizes_str(char *buf, size_t cap, int32_t ndim, const int64_t *sizes)
@@ -77,13 +72,76 @@ pt_status pt_pool_empty(int32_t ndim, const int64_t *sizes, bool channels_last, 
     return pt_tensor_empty_strided(ndim, sizes, strides, dtype, device, out);
 }
 
-int pt_pool_dtype_slot(const char *name, int32_t dtype)
+int32_t pt_pool_compute_dtype(const char *name, int32_t dtype, unsigned accept)
 {
-    if (dtype == PT_FLOAT32) return 0;
-    if (dtype == PT_FLOAT64) return 1;
+    if (dtype == PT_FLOAT32 || dtype == PT_FLOAT64) return dtype;
+    if ((accept & PT_POOL_ACCEPT_HALF) && (dtype == PT_BFLOAT16 || dtype == PT_FLOAT16))
+        return PT_FLOAT32;
+    if ((accept & PT_POOL_ACCEPT_INT) && pt_is_integral(dtype, false)) return dtype;
+    if ((accept & PT_POOL_ACCEPT_LONG) && dtype == PT_INT64) return dtype;
     PT_ERROR(PT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", name,
              pt_iter_type_name(dtype));
     return -1;
+}
+
+static const pt_pool_table *table(void) { return PT_CPU_KERNELS(nn_pool, pt_pool_table); }
+
+pt_pool_fwd_fn pt_pool_fwd_loop(int kind, int32_t compute, bool cl)
+{
+    if (compute == PT_FLOAT32 || compute == PT_FLOAT64) {
+        const pt_pool_loops *L = &table()->by_dtype[compute == PT_FLOAT64];
+        switch (kind) {
+        case PT_POOL_MAX: return L->max_fwd[cl];
+        case PT_POOL_AVG: return L->avg_fwd[cl];
+        case PT_POOL_ADAPTIVE_AVG: return L->adaptive_avg_fwd[cl];
+        default: return L->adaptive_max_fwd[cl];
+        }
+    }
+    if (kind == PT_POOL_AVG) return table()->avg_int64[cl];
+    switch (compute) {
+    case PT_UINT8: return table()->max_int[0][cl];
+    case PT_INT8: return table()->max_int[1][cl];
+    case PT_INT16: return table()->max_int[2][cl];
+    case PT_INT32: return table()->max_int[3][cl];
+    default: return table()->max_int[4][cl];
+    }
+}
+
+pt_pool_bwd_fn pt_pool_bwd_loop(int kind, int32_t compute, bool cl)
+{
+    const pt_pool_loops *L = &table()->by_dtype[compute == PT_FLOAT64];
+    switch (kind) {
+    case PT_POOL_AVG: return L->avg_bwd[cl];
+    case PT_POOL_ADAPTIVE_AVG: return L->adaptive_avg_bwd[cl];
+    default: return L->max_bwd[cl]; /* max and adaptive max: by index */
+    }
+}
+
+/* A new reference to t in dtype (t itself when it has it). */
+static pt_status as_dtype(const pt_tensor *t, int32_t dtype, pt_tensor **out)
+{
+    if (t->dtype == dtype) {
+        pt_tensor_retain((pt_tensor *)t);
+        *out = (pt_tensor *)t;
+        return PT_OK;
+    }
+    return pt_tensor_to(t, dtype, t->device, 0, out);
+}
+
+/* r (computed in another dtype) rounded into a new tensor of dtype in the same layout. */
+static pt_status round_to(pt_tensor **r, int32_t dtype, bool cl)
+{
+    if ((*r)->dtype == dtype) return PT_OK;
+    pt_tensor *o = NULL;
+    PT_TRY(pt_pool_empty((*r)->ndim, (*r)->sizes, cl, dtype, (*r)->device, &o));
+    const pt_status st = pt_tensor_copy_(o, *r);
+    pt_tensor_release(*r);
+    *r = o;
+    if (st != PT_OK) {
+        pt_tensor_release(o);
+        *r = NULL;
+    }
+    return st;
 }
 
 typedef struct run_ctx {
@@ -310,37 +368,61 @@ static pt_status setup(const spec *sp, const pt_tensor *self, int32_t k_len, con
 
 /* ---------------------------------------------------------------- forward and backward */
 
-static pt_status pool_forward(const spec *sp, const pool_call *pc, const pt_tensor *self,
-                              pt_tensor **ret0, pt_tensor **ret1)
+pt_status pt_pool_forward_run(pt_pool_fwd_fn fn, int32_t compute, const pt_pool_geom *g, bool cl,
+                              int32_t nd, const pt_tensor *self, const int64_t *out_sizes,
+                              int64_t n, int64_t work, pt_tensor **ret0, pt_tensor **ret1)
 {
-    const int slot = pt_pool_dtype_slot(sp->name, self->dtype);
-    if (slot < 0) return PT_ERR_NOT_IMPLEMENTED;
-    pt_tensor *out = NULL, *idx = NULL, *in = NULL;
-    pt_status st = pt_pool_empty(pc->ndim, pc->out_sizes, pc->cl, self->dtype, self->device, &out);
-    if (st == PT_OK && !sp->avg)
-        st = pt_pool_empty(pc->ndim, pc->out_sizes, pc->cl, PT_INT64, self->device, &idx);
-    if (st == PT_OK && self->device.type == PT_DEV_CPU && out->numel > 0)
-        st = pt_pool_dense(self, pc->cl, sp->nd, &in);
-    if (st != PT_OK) goto fail;
-    if (in) {
-        const pt_pool_loops *L = pt_pool_loops_for(slot);
-        const pt_pool_geom *g = &pc->g;
-        const int64_t kvol = g->k[0] * g->k[1] * g->k[2];
-        const int64_t n = pc->cl ? g->batch * g->out[0] * g->out[1] : g->batch * g->channels;
-        const int64_t work = pc->cl ? g->out[2] * g->channels * kvol
-                                    : g->out[0] * g->out[1] * g->out[2] * kvol;
-        pt_pool_run_fwd(sp->avg ? L->avg_fwd[pc->cl] : L->max_fwd[pc->cl], g,
-                        pt_tensor_data(out), idx ? pt_tensor_data(idx) : NULL, pt_tensor_data(in),
-                        n, work);
-        pt_tensor_release(in);
+    pt_tensor *out = NULL, *idx = NULL, *conv = NULL, *in = NULL;
+    const int32_t ndim = self->ndim;
+    pt_status st = pt_pool_empty(ndim, out_sizes, cl, compute, self->device, &out);
+    if (st == PT_OK && ret1) st = pt_pool_empty(ndim, out_sizes, cl, PT_INT64, self->device, &idx);
+    if (st == PT_OK && self->device.type == PT_DEV_CPU && out->numel > 0) {
+        st = as_dtype(self, compute, &conv);
+        if (st == PT_OK) st = pt_pool_dense(conv, cl, nd, &in);
+        if (st == PT_OK)
+            pt_pool_run_fwd(fn, g, pt_tensor_data(out), idx ? pt_tensor_data(idx) : NULL,
+                            pt_tensor_data(in), n, work);
+    }
+    if (st == PT_OK) st = round_to(&out, self->dtype, cl);
+    if (conv) pt_tensor_release(conv);
+    if (in) pt_tensor_release(in);
+    if (st != PT_OK) {
+        if (out) pt_tensor_release(out);
+        if (idx) pt_tensor_release(idx);
+        return st;
     }
     *ret0 = out;
     if (ret1) *ret1 = idx;
     return PT_OK;
-fail:
-    if (out) pt_tensor_release(out);
-    if (idx) pt_tensor_release(idx);
-    return st;
+}
+
+static const char *cl_name(char *buf, size_t cap, const char *name, bool cl)
+{
+    snprintf(buf, cap, "%s%s", name, cl ? "_channels_last" : "");
+    return buf;
+}
+
+static pt_status pool_forward(const spec *sp, const pool_call *pc, const pt_tensor *self,
+                              pt_tensor **ret0, pt_tensor **ret1)
+{
+    char name[64];
+    const bool avg3 = sp->avg && sp->nd == 3;
+    const unsigned accept = avg3 ? PT_POOL_ACCEPT_LONG
+                          : sp->avg ? PT_POOL_ACCEPT_HALF | PT_POOL_ACCEPT_LONG
+                                    : PT_POOL_ACCEPT_HALF | PT_POOL_ACCEPT_INT;
+    const int32_t compute = pt_pool_compute_dtype(
+        avg3 ? "avg_pool3d_out_frame" : cl_name(name, sizeof name, sp->name, pc->cl), self->dtype,
+        accept);
+    if (compute < 0) return PT_ERR_NOT_IMPLEMENTED;
+    const pt_pool_geom *g = &pc->g;
+    const int64_t kvol = g->k[0] * g->k[1] * g->k[2];
+    const int64_t n = pc->cl ? g->batch * g->out[0] * g->out[1] : g->batch * g->channels;
+    const int64_t work = pc->cl ? g->out[2] * g->channels * kvol
+                                : g->out[0] * g->out[1] * g->out[2] * kvol;
+    return pt_pool_forward_run(pt_pool_fwd_loop(sp->avg ? PT_POOL_AVG : PT_POOL_MAX, compute,
+                                                pc->cl),
+                               compute, g, pc->cl, sp->nd, self, pc->out_sizes, n, work, ret0,
+                               sp->avg ? NULL : ret1);
 }
 
 static pt_status check_like(const char *name, const char *what, const pt_tensor *t,
@@ -354,11 +436,13 @@ static pt_status check_like(const char *name, const char *what, const pt_tensor 
                     pt_pool_sizes_str(b, sizeof b, t->ndim, t->sizes));
 }
 
-pt_status pt_pool_backward_run(const char *name, int32_t nd, pt_pool_bwd_fn planar,
-                               pt_pool_bwd_fn cl_fn, const pt_pool_geom *g, bool cl,
-                               const pt_tensor *grad_output, const pt_tensor *self,
+pt_status pt_pool_backward_run(const char *name, int32_t nd, int kind, const pt_pool_geom *g,
+                               bool cl, const pt_tensor *grad_output, const pt_tensor *self,
                                const pt_tensor *indices, pt_tensor **out)
 {
+    const unsigned accept = kind == PT_POOL_AVG && nd == 3 ? 0 : PT_POOL_ACCEPT_HALF;
+    const int32_t compute = pt_pool_compute_dtype(name, self->dtype, accept);
+    if (compute < 0) return PT_ERR_NOT_IMPLEMENTED;
     if (grad_output->dtype != self->dtype)
         return PT_ERROR(PT_ERR_RUNTIME, "%s: expected grad_output of dtype %s, but got %s", name,
                         pt_dtype_info_of(self->dtype)->name,
@@ -366,28 +450,30 @@ pt_status pt_pool_backward_run(const char *name, int32_t nd, pt_pool_bwd_fn plan
     if (indices && indices->dtype != PT_INT64)
         return PT_ERROR(PT_ERR_RUNTIME, "%s: expected indices of dtype int64, but got %s", name,
                         pt_dtype_info_of(indices->dtype)->name);
-    pt_tensor *gin = NULL, *go = NULL, *ix = NULL;
-    pt_status st = pt_pool_empty(self->ndim, self->sizes, cl, self->dtype, self->device, &gin);
+    pt_tensor *gin = NULL, *conv = NULL, *go = NULL, *ix = NULL;
+    pt_status st = pt_pool_empty(self->ndim, self->sizes, cl, compute, self->device, &gin);
     if (st != PT_OK) return st;
-    if (self->device.type != PT_DEV_CPU || gin->numel == 0) {
-        *out = gin;
-        return PT_OK;
+    if (self->device.type == PT_DEV_CPU && gin->numel > 0) {
+        st = as_dtype(grad_output, compute, &conv);
+        if (st == PT_OK) st = pt_pool_dense(conv, cl, nd, &go);
+        if (st == PT_OK && indices) st = pt_pool_dense(indices, cl, nd, &ix);
+        if (st == PT_OK) {
+            const int64_t iplane = g->in[0] * g->in[1] * g->in[2];
+            const int64_t oplane = g->out[0] * g->out[1] * g->out[2];
+            const int64_t kvol = indices ? 1 : g->k[0] * g->k[1] * g->k[2];
+            const int64_t n = cl ? g->batch : g->batch * g->channels;
+            const int64_t work = (iplane + oplane * kvol) * (cl ? g->channels : 1);
+            pt_pool_run_bwd(pt_pool_bwd_loop(kind, compute, cl), g, pt_tensor_data(gin),
+                            ix ? (const int64_t *)pt_tensor_data(ix) : NULL, pt_tensor_data(go),
+                            n, work);
+        }
     }
-    st = pt_pool_dense(grad_output, cl, nd, &go);
-    if (st == PT_OK && indices) st = pt_pool_dense(indices, cl, nd, &ix);
-    if (st != PT_OK) goto done;
-    const int64_t iplane = g->in[0] * g->in[1] * g->in[2];
-    const int64_t oplane = g->out[0] * g->out[1] * g->out[2];
-    const int64_t kvol = indices ? 1 : g->k[0] * g->k[1] * g->k[2];
-    const int64_t n = cl ? g->batch : g->batch * g->channels;
-    const int64_t work = (iplane + oplane * kvol) * (cl ? g->channels : 1);
-    pt_pool_run_bwd(cl ? cl_fn : planar, g, pt_tensor_data(gin),
-                    ix ? (const int64_t *)pt_tensor_data(ix) : NULL, pt_tensor_data(go), n, work);
-done:
+    if (st == PT_OK) st = round_to(&gin, self->dtype, cl);
+    if (conv) pt_tensor_release(conv);
     if (go) pt_tensor_release(go);
     if (ix) pt_tensor_release(ix);
     if (st != PT_OK) {
-        pt_tensor_release(gin);
+        if (gin) pt_tensor_release(gin);
         return st;
     }
     *out = gin;
@@ -399,14 +485,10 @@ static pt_status pool_backward(const spec *sp, const pool_call *pc, const pt_ten
 {
     char name[64];
     snprintf(name, sizeof name, "%s%s_backward", sp->name, sp->avg ? "" : "_with_indices");
-    const int slot = pt_pool_dtype_slot(name, self->dtype);
-    if (slot < 0) return PT_ERR_NOT_IMPLEMENTED;
     PT_TRY(check_like(name, "grad_output", grad_output, pc->ndim, pc->out_sizes));
     if (indices) PT_TRY(check_like(name, "indices", indices, pc->ndim, pc->out_sizes));
-    const pt_pool_loops *L = pt_pool_loops_for(slot);
-    const pt_pool_bwd_fn *fns = sp->avg ? L->avg_bwd : L->max_bwd;
-    return pt_pool_backward_run(name, sp->nd, fns[0], fns[1], &pc->g, pc->cl, grad_output, self,
-                                indices, out);
+    return pt_pool_backward_run(name, sp->nd, sp->avg ? PT_POOL_AVG : PT_POOL_MAX, &pc->g, pc->cl,
+                                grad_output, self, indices, out);
 }
 
 /* ---------------------------------------------------------------- entry points */

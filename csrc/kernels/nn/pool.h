@@ -34,9 +34,11 @@ typedef struct pt_pool_loops {
     pt_pool_bwd_fn max_bwd[2], avg_bwd[2], adaptive_avg_bwd[2]; /* max_bwd serves adaptive max */
 } pt_pool_loops;
 
-/* [0] float32, [1] float64. */
+/* by_dtype: [0] float32, [1] float64; max_int: uint8, int8, int16, int32, int64. */
 typedef struct pt_pool_table {
     pt_pool_loops by_dtype[2];
+    pt_pool_fwd_fn max_int[5][2];
+    pt_pool_fwd_fn avg_int64[2];
 } pt_pool_table;
 
 
@@ -54,19 +56,32 @@ pt_status pt_pool_dense(const pt_tensor *t, bool channels_last, int32_t spatial,
 /* A new uninitialized tensor of the sizes in the layout. */
 pt_status pt_pool_empty(int32_t ndim, const int64_t *sizes, bool channels_last, int32_t dtype,
                         pt_device device, pt_tensor **out);
-/* The float dtype's slot in pt_pool_table (0 float32, 1 float64), or -1 with torch's "not
- * implemented for" error naming the operator. */
-int pt_pool_dtype_slot(const char *name, int32_t dtype);
+/* Which dtypes a pool takes besides float32 and float64: bfloat16 and float16 (computed in
+ * float32, rounded once at the end), every integer type, or int64 alone. */
+enum { PT_POOL_ACCEPT_HALF = 1, PT_POOL_ACCEPT_INT = 2, PT_POOL_ACCEPT_LONG = 4 };
+/* The dtype the loops run in for a tensor of `dtype`, or -1 with torch's "not implemented for"
+ * error naming `name`. */
+int32_t pt_pool_compute_dtype(const char *name, int32_t dtype, unsigned accept);
+enum { PT_POOL_MAX = 0, PT_POOL_AVG = 1, PT_POOL_ADAPTIVE_AVG = 2, PT_POOL_ADAPTIVE_MAX = 3 };
+/* The loops of a pool kind for a compute dtype (backward: float32 and float64 only). */
+pt_pool_fwd_fn pt_pool_fwd_loop(int kind, int32_t compute, bool cl);
+pt_pool_bwd_fn pt_pool_bwd_loop(int kind, int32_t compute, bool cl);
+/* A forward pool of self into new results of out_sizes in its layout (values, and indices when
+ * asked): self converted to the compute dtype, fn run over n items of `work` elements each
+ * across threads, the values rounded back to self's dtype. */
+pt_status pt_pool_forward_run(pt_pool_fwd_fn fn, int32_t compute, const pt_pool_geom *g, bool cl,
+                              int32_t nd, const pt_tensor *self, const int64_t *out_sizes,
+                              int64_t n, int64_t work, pt_tensor **out, pt_tensor **indices);
 /* Runs the loop over [0, n) across threads when each of the n items costs `work` elements. */
 void pt_pool_run_fwd(pt_pool_fwd_fn fn, const pt_pool_geom *g, void *out, int64_t *idx,
                      const void *in, int64_t n, int64_t work);
 void pt_pool_run_bwd(pt_pool_bwd_fn fn, const pt_pool_geom *g, void *gin, const int64_t *idx,
                      const void *gout, int64_t n, int64_t work);
-const pt_pool_loops *pt_pool_loops_for(int slot);
-/* grad_input (self's sizes and layout) from the loops given: zeroed, then each output's gradient
- * spread over its window or to its index (indices for max pooling, else NULL). */
-pt_status pt_pool_backward_run(const char *name, int32_t nd, pt_pool_bwd_fn planar,
-                               pt_pool_bwd_fn cl_fn, const pt_pool_geom *g, bool cl,
+/* grad_input (self's sizes, layout and dtype) of a pool of `kind`: zeroed, then each output's
+ * gradient spread over its window or sent to its index (indices for max pooling, else NULL);
+ * bfloat16 and float16 computed in float32. */
+pt_status pt_pool_backward_run(const char *name, int32_t nd, int kind, const pt_pool_geom *g,
+                               bool cl,
                                const pt_tensor *grad_output, const pt_tensor *self,
                                const pt_tensor *indices, pt_tensor **out);
 #endif

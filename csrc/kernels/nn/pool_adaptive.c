@@ -6,7 +6,7 @@
  * An adaptive pool's output o along a dim of input size I and output size O reads the window
  * [floor(o I / O), ceil((o + 1) I / O)), so windows cover the input and overlap by at most one
  * element. Max unpooling writes each input element to the flat index (within its plane) that its
- * index names in a zeroed output; it copies elements of any dtype by their size. An index outside
+ * index names in a zeroed output, copying elements by their size. An index outside
  * the output plane fails with torch's message (the first one met, threads racing to report it).
  */
 #include <stdatomic.h>
@@ -84,43 +84,35 @@ static bool adaptive_cl(const adaptive *ad, const pt_tensor *self)
     return pt_pool_is_channels_last(self, ad->nd) && (ad->max || ad->nd == 2);
 }
 
+/* torch's kernel name in a refusal: per layout in 2-d, one name in 3-d. */
+static const char *kernel_name(char *buf, size_t cap, const adaptive *ad, bool cl)
+{
+    if (ad->nd == 3) snprintf(buf, cap, "%s_cpu", ad->name);
+    else snprintf(buf, cap, "%s%s", ad->name, cl ? "_channels_last" : "");
+    return buf;
+}
+
 static pt_status adaptive_forward(const adaptive *ad, const pt_tensor *self, int32_t n,
                                   const int64_t *out_size, pt_tensor **ret0, pt_tensor **ret1)
 {
     PT_TRY(adaptive_check(ad, self, n));
-    const int slot = pt_pool_dtype_slot(ad->name, self->dtype);
-    if (slot < 0) return PT_ERR_NOT_IMPLEMENTED;
+    char name[64];
+    const bool cl = adaptive_cl(ad, self);
+    const int32_t compute = pt_pool_compute_dtype(kernel_name(name, sizeof name, ad, cl),
+                                                  self->dtype, PT_POOL_ACCEPT_HALF);
+    if (compute < 0) return PT_ERR_NOT_IMPLEMENTED;
     pt_pool_geom g;
     int64_t sizes[5];
     PT_TRY(adaptive_geom(ad, self, out_size, &g, sizes));
-    const bool cl = adaptive_cl(ad, self);
-    pt_tensor *out = NULL, *idx = NULL, *in = NULL;
-    pt_status st = pt_pool_empty(self->ndim, sizes, cl, self->dtype, self->device, &out);
-    if (st == PT_OK && ad->max)
-        st = pt_pool_empty(self->ndim, sizes, cl, PT_INT64, self->device, &idx);
-    if (st == PT_OK && self->device.type == PT_DEV_CPU && out->numel > 0)
-        st = pt_pool_dense(self, cl, ad->nd, &in);
-    if (st != PT_OK) {
-        if (out) pt_tensor_release(out);
-        if (idx) pt_tensor_release(idx);
-        return st;
-    }
-    if (in) {
-        const pt_pool_loops *L = pt_pool_loops_for(slot);
-        /* each output reads about in/out of the input along every dim */
-        const int64_t iplane = g.in[0] * g.in[1] * g.in[2];
-        const int64_t oplane = g.out[0] * g.out[1] * g.out[2];
-        const int64_t nitems = cl ? g.batch * g.out[0] * g.out[1] : g.batch * g.channels;
-        const int64_t work = cl ? (iplane / (g.out[0] * g.out[1]) + g.out[2]) * g.channels
-                                : iplane + oplane;
-        pt_pool_run_fwd(ad->max ? L->adaptive_max_fwd[cl] : L->adaptive_avg_fwd[cl], &g,
-                        pt_tensor_data(out), idx ? pt_tensor_data(idx) : NULL, pt_tensor_data(in),
-                        nitems, work);
-        pt_tensor_release(in);
-    }
-    *ret0 = out;
-    if (ret1) *ret1 = idx;
-    return PT_OK;
+    /* each output reads about in/out of the input along every dim */
+    const int64_t iplane = g.in[0] * g.in[1] * g.in[2];
+    const int64_t oplane = g.out[0] * g.out[1] * g.out[2];
+    const int64_t rows = g.out[0] * g.out[1] > 0 ? g.out[0] * g.out[1] : 1;
+    const int64_t nitems = cl ? g.batch * g.out[0] * g.out[1] : g.batch * g.channels;
+    const int64_t work = cl ? (iplane / rows + g.out[2]) * g.channels : iplane + oplane;
+    const int kind = ad->max ? PT_POOL_ADAPTIVE_MAX : PT_POOL_ADAPTIVE_AVG;
+    return pt_pool_forward_run(pt_pool_fwd_loop(kind, compute, cl), compute, &g, cl, ad->nd, self,
+                               sizes, nitems, work, ret0, ad->max ? ret1 : NULL);
 }
 
 static pt_status adaptive_backward(const adaptive *ad, const pt_tensor *grad_output,
@@ -129,8 +121,6 @@ static pt_status adaptive_backward(const adaptive *ad, const pt_tensor *grad_out
     char name[64];
     snprintf(name, sizeof name, "%s%s_backward", ad->max ? "" : "_", ad->name);
     PT_TRY(adaptive_check(ad, self, ad->nd));
-    const int slot = pt_pool_dtype_slot(name, self->dtype);
-    if (slot < 0) return PT_ERR_NOT_IMPLEMENTED;
     if (grad_output->ndim != self->ndim) {
         char a[256], b[256];
         return PT_ERROR(PT_ERR_RUNTIME, "%s: expected grad_output of %d dims for self of sizes %s, "
@@ -153,11 +143,8 @@ static pt_status adaptive_backward(const adaptive *ad, const pt_tensor *grad_out
     pt_pool_geom g;
     int64_t sizes[5];
     PT_TRY(adaptive_geom(ad, self, grad_output->sizes + self->ndim - ad->nd, &g, sizes));
-    const pt_pool_loops *L = pt_pool_loops_for(slot);
-    const pt_pool_bwd_fn *fns = ad->max ? L->max_bwd : L->adaptive_avg_bwd;
-    return pt_pool_backward_run(name, ad->nd, fns[0], fns[1], &g,
-                                adaptive_cl(ad, self), grad_output, self, indices,
-                                ret);
+    return pt_pool_backward_run(name, ad->nd, ad->max ? PT_POOL_ADAPTIVE_MAX : PT_POOL_ADAPTIVE_AVG,
+                                &g, adaptive_cl(ad, self), grad_output, self, indices, ret);
 }
 
 pt_status pt_kernel__adaptive_avg_pool2d(const pt_tensor *self, int32_t output_size_len,
@@ -269,9 +256,12 @@ static pt_status unpool(int32_t nd, const pt_tensor *self, const pt_tensor *indi
     if (stride && (stride[0] <= 0 || stride[1] <= 0 || stride[2] <= 0))
         return PT_ERROR(PT_ERR_RUNTIME, "strides should be greater than zero, but got stride: %s",
                         pt_pool_sizes_str(a, sizeof a, 3, stride));
-    if (pt_dtype_info_of(self->dtype)->itemsize > 8 || self->dtype == PT_BOOL)
-        return PT_ERROR(PT_ERR_NOT_IMPLEMENTED, "\"max_unpooling%dd_forward_out_cpu_frame\" not "
-                        "implemented for '%s'", nd, pt_iter_type_name(self->dtype));
+    /* torch's max_unpool3d has no channels-last kernel: its results are planar-contiguous */
+    const bool cl = nd == 2 && pt_pool_is_channels_last(self, nd);
+    char name[64];
+    snprintf(name, sizeof name, "max_unpool%dd%s", nd, cl ? "_channels_last" : "");
+    if (pt_pool_compute_dtype(name, self->dtype, PT_POOL_ACCEPT_HALF) < 0)
+        return PT_ERR_NOT_IMPLEMENTED;
     int64_t sizes[5], oplane = 1, iplane = 1;
     for (int32_t i = 0; i < ndim - nd; i++) sizes[i] = self->sizes[i];
     for (int32_t i = 0; i < nd; i++) {
@@ -279,7 +269,6 @@ static pt_status unpool(int32_t nd, const pt_tensor *self, const pt_tensor *indi
         oplane *= out_size[i];
         iplane *= self->sizes[ndim - nd + i];
     }
-    const bool cl = pt_pool_is_channels_last(self, nd);
     pt_tensor *out = NULL, *in = NULL, *ix = NULL;
     PT_TRY(pt_pool_empty(ndim, sizes, cl, self->dtype, self->device, &out));
     const pt_scalar zero = {PT_SCALAR_INT, 0, 0.0, 0.0};
