@@ -258,4 +258,10 @@ pt_tensor *pt_ag_binary_cross_entropy_with_logits_target_backward(const pt_tenso
                                                                   const pt_tensor *pos_weight,
                                                                   int64_t reduction);
 
+/* pooling (functions_nn_pool.c) */
+pt_tensor *pt_ag_max_pool_double_backward(const pt_tensor *grad, const pt_tensor *indices,
+                                          int64_t dim);
+pt_tensor *pt_ag_adaptive_avg_pool_double_backward(const pt_tensor *grad, int32_t n,
+                                                   const int64_t *grad_output_sizes, int64_t dim);
+
 #endif
