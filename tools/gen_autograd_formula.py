@@ -94,6 +94,15 @@ HELPERS = {
     "split_backward": ("pt_ag_split_backward", ["GL", "I", "I"], "T"),
     "unbind_backward": ("pt_ag_unbind_backward", ["GL", "I"], "T"),
     "native_dropout_grad": ("pt_ag_native_dropout_backward", ["T", "T", "D", "B"], "T"),
+    "batch_norm_backward_part": ("pt_ag_batch_norm_backward_part",
+                                 ["T", "T", "T?", "T?", "T?", "T", "T", "B", "D", "I"], "T"),
+    "layer_norm_backward_part": ("pt_ag_layer_norm_backward_part",
+                                 ["T", "T", "L", "T", "T", "T?", "T?", "I"], "T"),
+    "group_norm_backward_part": ("pt_ag_group_norm_backward_part",
+                                 ["T", "T", "T", "T", "T?", "I", "I", "I", "I", "I"], "T"),
+    "embedding_backward": ("pt_ag_embedding_backward", ["T", "T", "L", "I", "B", "B"], "T"),
+    "embedding_dense_double_backward": ("pt_ag_embedding_dense_double_backward",
+                                        ["T", "T", "I"], "T"),
 }
 
 
