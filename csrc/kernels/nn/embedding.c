@@ -27,7 +27,7 @@ static pt_status check_indices(const pt_tensor *indices, const char *op)
                     "checking arguments for %s)", pt_iter_type_name(indices->dtype), op);
 }
 
-/* The indices as a contiguous int64 array (malloc'ed), each checked to lie in [0, n). */
+/* The indices as a contiguous int64 array (malloc'ed), each checked to lie in [0, n) when n >= 0. */
 static pt_status read_indices(const pt_tensor *indices, int64_t n, int64_t **out)
 {
     *out = NULL;
@@ -44,7 +44,7 @@ static pt_status read_indices(const pt_tensor *indices, int64_t n, int64_t **out
     }
     if (indices->numel) memcpy(idx, pt_tensor_data(cc), sizeof(int64_t) * (size_t)indices->numel);
     pt_tensor_release(cc);
-    for (int64_t i = 0; i < indices->numel; i++)
+    for (int64_t i = 0; i < indices->numel && n >= 0; i++)
         if (idx[i] < 0 || idx[i] >= n) {
             free(idx);
             return PT_ERROR(PT_ERR_INDEX, "index out of range in self");
@@ -280,10 +280,14 @@ pt_status pt_kernel_one_hot(const pt_tensor *self, int64_t num_classes, pt_tenso
         return PT_ERROR(PT_ERR_RUNTIME, "one_hot: num_classes must be given for a meta tensor");
     int64_t *idx = NULL;
     if (!meta && self->numel) {
-        PT_TRY(read_indices(self, INT64_MAX, &idx)); /* only negatives fail here */
+        PT_TRY(read_indices(self, -1, &idx));
+        for (int64_t i = 0; i < self->numel; i++)
+            if (idx[i] < 0) {
+                free(idx);
+                return PT_ERROR(PT_ERR_RUNTIME, "Class values must be non-negative.");
+            }
     }
     pt_status st = PT_OK;
-    (void)st;
     if (num_classes == -1) {
         if (self->numel == 0)
             return PT_ERROR(PT_ERR_RUNTIME, "Can not infer total number of classes from empty "

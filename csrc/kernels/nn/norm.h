@@ -72,4 +72,8 @@ pt_status pt_norm_check_dtype(const pt_tensor *t, const char *kernel);
 /* A result of dtype `dtype` from the compute tensor r (released): r itself when the dtypes agree. */
 pt_status pt_norm_result(pt_tensor *r, int32_t dtype, pt_tensor **out);
 
+/* The gradients a backward operator's output mask did not ask for: empty (0-element) tensors of
+ * like's dtype where t[i] is NULL (the Python binding has no undefined tensor to return). */
+pt_status pt_norm_placeholders(pt_tensor **t, int n, const pt_tensor *like);
+
 #endif

@@ -482,6 +482,7 @@ pt_status pt_kernel_native_batch_norm_backward(const pt_tensor *grad_out, const 
     }
     if (want[2] && (st = vec_tensor(sdy, C, pdt, input->device, &t[2]))) goto fail;
 done:
+    if ((st = pt_norm_placeholders(t, 3, input))) goto fail;
     free(v);
     release_all(t + 3, 2);
     *ret0 = t[0];

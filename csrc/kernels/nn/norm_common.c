@@ -103,3 +103,11 @@ pt_status pt_norm_result(pt_tensor *r, int32_t dtype, pt_tensor **out)
     pt_tensor_release(r);
     return st;
 }
+
+pt_status pt_norm_placeholders(pt_tensor **t, int n, const pt_tensor *like)
+{
+    const int64_t zero = 0;
+    for (int i = 0; i < n; i++)
+        if (!t[i]) PT_TRY(pt_tensor_empty(1, &zero, like->dtype, like->device, &t[i]));
+    return PT_OK;
+}

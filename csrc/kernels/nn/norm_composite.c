@@ -26,7 +26,8 @@ static void drop(pt_tensor *t)
 /* ---------------------------------------------------------------- linear */
 /* torch: a 2-d input with a bias is one addmm; a contiguous input of 3 or more dims with a bias is
  * flattened to 2-d, given to addmm and viewed back; everything else is matmul with weight.t(),
- * then the bias added in place. */
+ * then the bias added (torch adds in place; out of place records the same AddBackward0 here, where
+ * matmul's result may be a view). */
 pt_status pt_native_linear(const pt_tensor *input, const pt_tensor *weight, const pt_tensor *bias,
                            pt_tensor **ret)
 {

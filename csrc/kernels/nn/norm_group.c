@@ -238,6 +238,7 @@ pt_status pt_kernel_native_group_norm_backward(const pt_tensor *grad_out, const 
             goto fail;
         }
 done:
+    if ((st = pt_norm_placeholders(t, 3, input))) goto fail;
     free(sums);
     release_all(t + 3, 5);
     *ret0 = t[0];

@@ -257,6 +257,7 @@ pt_status pt_kernel_native_layer_norm_backward(const pt_tensor *grad_out, const 
                                        normalized_shape, bdt, input->device, &t[2])))
         goto fail;
 done:
+    if ((st = pt_norm_placeholders(t, 3, input))) goto fail;
     free(part);
     release_all(t + 3, 6);
     *ret0 = t[0];
