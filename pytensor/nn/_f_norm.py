@@ -7,8 +7,8 @@ forward and backward, is in the operators' C kernels (csrc/kernels/nn/norm_*.c, 
 
 >>> import pytensor
 >>> import pytensor.nn.functional as F
->>> F.layer_norm(pytensor.tensor([[1.0, 3.0]]), [2]).tolist()
-[[-0.9999950000374997, 0.9999950000374997]]
+>>> [round(v, 4) for v in F.layer_norm(pytensor.tensor([[1.0, 3.0]]), [2])[0].tolist()]
+[-1.0, 1.0]
 """
 
 from __future__ import annotations
@@ -62,8 +62,9 @@ def batch_norm(input: Tensor, running_mean: Optional[Tensor], running_var: Optio
     """Normalizes each channel (dim 1) over the batch and the other dims; in training the running
     statistics (when given) are updated in place with ``momentum``.
 
-    >>> batch_norm(pytensor.tensor([[1.0], [3.0]]), None, None, training=True).tolist()
-    [[-0.9999950000374997], [0.9999950000374997]]
+    >>> y = batch_norm(pytensor.tensor([[1.0], [3.0]]), None, None, training=True)
+    >>> [round(v, 4) for v in y.flatten().tolist()]
+    [-1.0, 1.0]
     """
     if training:
         _verify_batch_size(input.size())
@@ -77,8 +78,8 @@ def instance_norm(input: Tensor, running_mean: Optional[Tensor] = None,
                   momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
     """Normalizes each (sample, channel) over its other dims.
 
-    >>> instance_norm(pytensor.tensor([[[1.0, 3.0]]])).tolist()
-    [[[-0.9999950000374997, 0.9999950000374997]]]
+    >>> [round(v, 4) for v in instance_norm(pytensor.tensor([[[1.0, 3.0]]])).flatten().tolist()]
+    [-1.0, 1.0]
     """
     if use_input_stats:
         _verify_spatial_size(input.size())
@@ -99,8 +100,8 @@ def group_norm(input: Tensor, num_groups: int, weight: Optional[Tensor] = None,
                bias: Optional[Tensor] = None, eps: float = 1e-5) -> Tensor:
     """Normalizes each group of channels of each sample.
 
-    >>> group_norm(pytensor.tensor([[[1.0], [3.0]]]), 1).tolist()
-    [[[-0.9999950000374997], [0.9999950000374997]]]
+    >>> [round(v, 4) for v in group_norm(pytensor.tensor([[[1.0], [3.0]]]), 1).flatten().tolist()]
+    [-1.0, 1.0]
     """
     if input.dim() < 2:
         raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received "
@@ -115,8 +116,8 @@ def rms_norm(input: Tensor, normalized_shape: Union[int, List[int]],
     """x / sqrt(mean(x^2) + eps) over the last ``len(normalized_shape)`` dims (eps None: the
     machine epsilon of the compute type).
 
-    >>> rms_norm(pytensor.tensor([[3.0, 4.0]]), [2], eps=0.0).tolist()[0][0] == 3 / 12.5 ** 0.5
-    True
+    >>> [round(v, 4) for v in rms_norm(pytensor.tensor([[3.0, 4.0]]), [2], eps=0.0)[0].tolist()]
+    [0.8485, 1.1314]
     """
     if isinstance(normalized_shape, int):
         normalized_shape = [normalized_shape]
