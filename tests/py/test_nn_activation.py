@@ -531,3 +531,52 @@ def test_inplace_backward_with_negative_slope_is_refused():
     with pytest.raises(RuntimeError, match="In-place leakyReLu backward calculation is "
                                            "triggered with a negative slope"):
         F.leaky_relu(x * 1, -0.5, inplace=True).sum().backward()
+
+
+# ---------------------------------------------------------------- capabilities
+@pytest.mark.capability_independent  # selects every capability itself
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_every_capability_matches_the_default(dtype):
+    """The AVX2 and AVX-512 tables give the default table's bits (one source, no contraction)."""
+    from pytensor._C import lib
+    xn = _sample((3, 37), seed=41, scale=8.0)
+    x = pytensor.tensor(xn, dtype=getattr(pytensor, dtype))
+    xs = x[:, 1:]  # a misaligned start and a tail for the vector loops
+    g = pytensor.tensor(_sample((3, 37), seed=42), dtype=x.dtype)
+    calls = [lambda t: F.elu(t), lambda t: F.leaky_relu(t), lambda t: F.softplus(t),
+             lambda t: F.hardswish(t), lambda t: F.mish(t), lambda t: F.logsigmoid(t),
+             lambda t: F.softshrink(t), lambda t: F.glu(t[:, :36]),
+             lambda t: _nn.gelu_backward(g[:, :t.shape[1]], t),
+             lambda t: _nn.gelu_backward(g[:, :t.shape[1]], t, approximate="tanh"),
+             lambda t: _nn.silu_backward(g[:, :t.shape[1]], t),
+             lambda t: _nn.mish_backward(g[:, :t.shape[1]], t),
+             lambda t: _nn.softplus_backward(g[:, :t.shape[1]], t, 1.0, 20.0),
+             # the forward's exp differs between capabilities (Note [vector exp]): its
+             # result is computed once, outside the loop
+             lambda t: pytensor._softmax_backward_data(g[:, :t.shape[1]], soft[t.shape[1]], 1,
+                                                       t.dtype),
+             lambda t: pytensor._log_softmax_backward_data(g[:, :t.shape[1]],
+                                                           logsoft[t.shape[1]], 1, t.dtype)]
+    soft = {t.shape[1]: t.softmax(1) for t in (x, xs)}
+    logsoft = {t.shape[1]: t.log_softmax(1) for t in (x, xs)}
+    in_use = lib.pt_cpu_capability()
+    results = []
+    try:
+        for cap in range(lib.pt_cpu_capability_detected() + 1):
+            assert lib.pt_cpu_capability_select(cap) == 0
+            results.append([c(t).tolist() for c in calls for t in (x, xs)])
+    finally:
+        assert lib.pt_cpu_capability_select(in_use) == 0
+    for r in results[1:]:
+        assert r == results[0]
+
+
+def test_dropout_returns_its_input_where_torch_does():
+    x = pytensor.ones(3, requires_grad=True)
+    assert F.dropout(x, 0.0) is x and F.dropout(x, 0.5, training=False) is x
+    assert F.dropout2d(pytensor.ones(1, 2, 2, 2), 0.5, training=False).tolist() == [[[[1.0] * 2] * 2] * 2]
+    y = F.dropout(x, 1.0)
+    assert y.tolist() == [0.0] * 3 and y.grad_fn.name() == "MulBackward0"
+    with pytest.raises(RuntimeError, match="result type Float can't be cast to the desired "
+                                           "output type Long"):
+        F.dropout(pytensor.tensor([1, 2]), 0.5)
