@@ -212,7 +212,7 @@ ACT_LOOP(softplus_bw, 3, SOFTPLUS_BW)
 #define HARDSIGMOID_BW(T, A)                                                                       \
     {                                                                                              \
         const T x = A(T, 2);                                                                       \
-        A(T, 0) = (x > (T)-3 && x < (T)3) ? A(T, 1) * (T)(1.0f / 6.0f) : (T)0;                                 \
+        A(T, 0) = (x > (T)-3 && x < (T)3) ? A(T, 1) * (T)(1.0f / 6.0f) : (T)0;                 \
     }
 ACT_LOOP(hardsigmoid_bw, 3, HARDSIGMOID_BW)
 
@@ -308,8 +308,19 @@ enum { LANES = 16 };
         T acc[LANES] = {0};                                                                        \
         int64_t i = 0;                                                                             \
         for (; i + LANES <= n; i += LANES)                                                         \
-            for (int j = 0; j < LANES; j++) acc[j] += a[i + j] * (b ? b[i + j] : (T)1);            \
-        for (; i < n; i++) acc[0] += a[i] * (b ? b[i] : (T)1);                                     \
+            for (int j = 0; j < LANES; j++) acc[j] += a[i + j] * b[i + j];                         \
+        for (; i < n; i++) acc[0] += a[i] * b[i];                                                  \
+        T r = 0;                                                                                   \
+        for (int j = 0; j < LANES; j++) r += acc[j];                                               \
+        return r;                                                                                  \
+    }                                                                                              \
+    static T sum_##SUF(const T *a, int64_t n)                                                      \
+    {                                                                                              \
+        T acc[LANES] = {0};                                                                        \
+        int64_t i = 0;                                                                             \
+        for (; i + LANES <= n; i += LANES)                                                         \
+            for (int j = 0; j < LANES; j++) acc[j] += a[i + j];                                    \
+        for (; i < n; i++) acc[0] += a[i];                                                         \
         T r = 0;                                                                                   \
         for (int j = 0; j < LANES; j++) r += acc[j];                                               \
         return r;                                                                                  \
@@ -321,7 +332,7 @@ enum { LANES = 16 };
     }                                                                                              \
     static void log_softmax_bw_##SUF(T *gi, const T *g, const T *y, int64_t n)                     \
     {                                                                                              \
-        const T s = dot_##SUF(g, NULL, n);                                                         \
+        const T s = sum_##SUF(g, n);                                                               \
         PT_IVDEP for (int64_t i = 0; i < n; i++) gi[i] = g[i] - M_EXP(y[i]) * s;                   \
     }
 ROW_BW(f4, float)

@@ -53,7 +53,8 @@ typedef struct act_call {
 static pt_status act_run(act_call *c, pt_tensor **out, pt_tensor **out1)
 {
     if (!out) return PT_ERROR(PT_ERR_VALUE, "%s: out must not be NULL", c->name);
-    for (int k = 0; k < c->nin; k++) PT_TRY(pt_iter_check_operand(c->in[k], c->name, c->in_names[k]));
+    for (int k = 0; k < c->nin; k++)
+        PT_TRY(pt_iter_check_operand(c->in[k], c->name, c->in_names[k]));
     for (int k = 0; k < c->nout; k++)
         if (c->given[k]) PT_TRY(pt_iter_check_operand(c->given[k], c->name, "out"));
     pt_iter it;
