@@ -55,13 +55,6 @@ pt_tensor *pt_ag_clamp_backward_min_tensor(const pt_tensor *grad, const pt_tenso
                                            const pt_tensor *min, const pt_tensor *max);
 pt_tensor *pt_ag_clamp_backward_max_tensor(const pt_tensor *grad, const pt_tensor *self,
                                            const pt_tensor *min, const pt_tensor *max);
-pt_tensor *pt_ag_gelu_backward(const pt_tensor *grad, const pt_tensor *self,
-                               const char *approximate);
-pt_tensor *pt_ag_silu_backward(const pt_tensor *grad, const pt_tensor *self);
-pt_tensor *pt_ag_softmax_backward(const pt_tensor *grad, const pt_tensor *result, int64_t dim,
-                                  int32_t dtype);
-pt_tensor *pt_ag_log_softmax_backward(const pt_tensor *grad, const pt_tensor *result,
-                                      int64_t dim, int32_t dtype);
 pt_tensor *pt_ag_prod_backward(const pt_tensor *grad, const pt_tensor *self,
                                const pt_tensor *result);
 pt_tensor *pt_ag_prod_dim_backward(const pt_tensor *grad, const pt_tensor *self,
@@ -286,5 +279,37 @@ pt_tensor *pt_ag_embedding_backward(const pt_tensor *grad, const pt_tensor *indi
                                     int32_t sparse);
 pt_tensor *pt_ag_embedding_dense_double_backward(const pt_tensor *grad, const pt_tensor *indices,
                                                  int64_t padding_idx);
+
+/* nn activations (functions_nn_activation.c): the second derivatives of their backward
+ * operators, and the helpers that pick one result of a two-result backward operator */
+pt_tensor *pt_ag_elu_double_backward(const pt_tensor *grad, const pt_tensor *grad_output,
+                                     const pt_scalar *alpha, const pt_scalar *scale,
+                                     const pt_scalar *input_scale, int32_t is_result,
+                                     const pt_tensor *self_or_result);
+pt_tensor *pt_ag_celu_backward(const pt_tensor *grad, const pt_scalar *alpha, int32_t is_result,
+                               const pt_tensor *self_or_result);
+pt_tensor *pt_ag_softplus_double_backward(const pt_tensor *grad, const pt_tensor *self,
+                                          const pt_scalar *beta, const pt_scalar *threshold);
+pt_tensor *pt_ag_mish_double_backward(const pt_tensor *grad, const pt_tensor *grad_output,
+                                      const pt_tensor *self);
+pt_tensor *pt_ag_gelu_double_backward(const pt_tensor *grad, const pt_tensor *grad_output,
+                                      const pt_tensor *self, const char *approximate);
+pt_tensor *pt_ag_silu_double_backward(const pt_tensor *grad, const pt_tensor *grad_output,
+                                      const pt_tensor *self);
+pt_tensor *pt_ag_glu_double_backward_grad_output(const pt_tensor *grad, const pt_tensor *self,
+                                                 int64_t dim);
+pt_tensor *pt_ag_glu_double_backward(const pt_tensor *grad, const pt_tensor *grad_output,
+                                     const pt_tensor *self, int64_t dim);
+pt_tensor *pt_ag_prelu_backward_self(const pt_tensor *grad, const pt_tensor *self,
+                                     const pt_tensor *weight);
+pt_tensor *pt_ag_prelu_backward_weight(const pt_tensor *grad, const pt_tensor *self,
+                                       const pt_tensor *weight);
+pt_tensor *pt_ag_softmax_double_backward(const pt_tensor *grad, const pt_tensor *grad_output,
+                                         int64_t dim, const pt_tensor *output);
+pt_tensor *pt_ag_log_softmax_double_backward_grad_output(const pt_tensor *grad,
+                                                         const pt_tensor *output, int64_t dim);
+pt_tensor *pt_ag_log_softmax_double_backward_output(const pt_tensor *grad,
+                                                    const pt_tensor *grad_output, int64_t dim,
+                                                    const pt_tensor *output);
 
 #endif
