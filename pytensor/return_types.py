@@ -99,8 +99,8 @@ def __getattr__(name: str):
             (not _scanned and not name.startswith("__")):
         if not _scanned:
             _scan()
-        if name == "__all__":
-            return ["all_return_types"] + list(_types)
+        if name == "__all__":  # private operators' types are reachable but not exported, as torch's
+            return ["all_return_types"] + [n for n in _types if not n.startswith("_")]
         if name == "all_return_types":
             return list(_types.values())
         if name in _types:

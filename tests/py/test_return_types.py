@@ -118,6 +118,10 @@ def test_module_lists_the_types_made_from_the_schemas():
         assert t in pt.return_types.all_return_types
         assert t.__match_args__ == getattr(torch.return_types, name).__match_args__
     assert "max" in dir(pt.return_types)
+    # a private operator's type is an attribute but not exported, as torch's
+    assert pt.return_types._scaled_dot_product_flash_attention_for_cpu.__match_args__ == \
+        ("output", "logsumexp")
+    assert "_scaled_dot_product_flash_attention_for_cpu" not in names
     with pytest.raises(AttributeError):
         pt.return_types.std_mean
     ns = {}
