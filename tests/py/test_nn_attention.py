@@ -249,6 +249,32 @@ def test_bad_input_is_refused_with_torchs_messages():
         F.scaled_dot_product_attention(q, q, q, dropout_p=1.5)
 
 
+def test_fused_operators_refuse_what_they_cannot_compute():
+    flash = pytensor._scaled_dot_product_flash_attention_for_cpu
+    q = _pt(rand(1, 2, 4, 8))
+    with pytest.raises(RuntimeError, match="Expected query to be a 4-dimensional tensor"):
+        flash(q[0], q, q)
+    with pytest.raises(RuntimeError, match="must have the same last dimension"):
+        flash(q, q, _pt(rand(1, 2, 4, 3)))
+    with pytest.raises(RuntimeError, match=r"number of query heads \(3\) must be a multiple"):
+        kv = _pt(rand(1, 2, 4, 8))
+        flash(_pt(rand(1, 3, 4, 8)), kv, kv)
+    with pytest.raises(RuntimeError, match="of 5 dimensions does not broadcast"):
+        flash(q, q, q, attn_mask=pytensor.zeros(1, 1, 1, 4, 4))
+    with pytest.raises(RuntimeError, match="expected query of dtype float, double, half or "
+                                           "bfloat16, but got"):
+        i = pytensor.ones(1, 2, 4, 8, dtype=pytensor.int64)
+        flash(i, i, i)
+    out, lse = flash(q, q, q)
+    back = pytensor._scaled_dot_product_flash_attention_for_cpu_backward
+    with pytest.raises(RuntimeError, match="logsumexp has the wrong shape"):
+        back(out, q, q, q, out, lse[0], 0.0, False)
+    with pytest.raises(RuntimeError, match="grad_out has the wrong shape"):
+        back(out[0], q, q, q, out, lse, 0.0, False)
+    with pytest.raises(RuntimeError, match="dropout is not supported"):
+        back(out, q, q, q, out, lse, 0.5, False)
+
+
 def test_functional_names_follow_torch():
     assert F.scaled_dot_product_attention is pytensor._C._nn.scaled_dot_product_attention
     assert not hasattr(pytensor, "scaled_dot_product_attention")

@@ -211,8 +211,6 @@ static pt_status prepare(const char *op, const pt_tensor *q, const pt_tensor *k,
                             "match query dtype, but got attn_mask.dtype: %s and  query.dtype: %s "
                             "instead.", pt_linalg_cxx_name(mask->dtype),
                             pt_linalg_cxx_name(q->dtype));
-        const int64_t target[4] = {o->b, o->hq, o->l, o->s};
-        PT_TRY(mask_strides(op, mask, target, o->ms));
     }
     pt_status st = compute_form(q, o->dt, &h->q);
     if (st == PT_OK) st = compute_form(k, o->dt, &h->k);
@@ -231,7 +229,11 @@ static pt_status prepare(const char *op, const pt_tensor *q, const pt_tensor *k,
     memcpy(o->vs, h->v->strides, sizeof o->vs);
     if (mask) {
         const int64_t target[4] = {o->b, o->hq, o->l, o->s};
-        PT_TRY(mask_strides(op, h->mask, target, o->ms)); /* strides of the copy, if one */
+        const pt_status ms = mask_strides(op, h->mask, target, o->ms);
+        if (ms != PT_OK) {
+            held_release(h);
+            return ms;
+        }
         o->mask = pt_tensor_data(h->mask);
         o->mask_bool = h->mask->dtype == PT_BOOL;
     }
@@ -244,8 +246,7 @@ typedef struct fwd_job {
     char *out, *lse; /* out (B, Hq, L, E) and lse (B, Hq, L) with the strides below */
     int64_t os[4], ls[3];
     int64_t qblocks;
-    _Atomic int failed;
-    _Atomic pt_status status;
+    _Atomic pt_status status; /* the first failure of a task; PT_OK while all go well */
 } fwd_job;
 
 typedef struct bwd_job {
@@ -253,8 +254,7 @@ typedef struct bwd_job {
     const char *dout, *out, *lse;
     int64_t dos[4], outs[4], ls[3];
     char *dq, *dk, *dv; /* contiguous, in the compute dtype, zeroed */
-    _Atomic int failed;
-    _Atomic pt_status status;
+    _Atomic pt_status status; /* the first failure of a task; PT_OK while all go well */
 } bwd_job;
 
 #define ATTENTION_BLOCKS(SUF, T, ROWS)                                                             \
@@ -332,15 +332,13 @@ typedef struct bwd_job {
         T *buf = malloc(sizeof(T) * (size_t)(QB * KB + QB * e + 3 * QB));                          \
         if (!buf) {                                                                                \
             atomic_store(&j->status, PT_ERR_MEMORY);                                               \
-            atomic_store(&j->failed, 1);                                                           \
             return;                                                                                \
         }                                                                                          \
         T *acc = buf + QB * KB, *m = acc + QB * e, *l = m + QB, *al = l + QB;                      \
-        for (int64_t t = begin; t < end && !atomic_load(&j->failed); t++) {                        \
+        for (int64_t t = begin; t < end && atomic_load(&j->status) == PT_OK; t++) {                        \
             const pt_status st = fwd_task_##SUF(j, t, buf, acc, m, l, al);                         \
             if (st != PT_OK) {                                                                     \
                 atomic_store(&j->status, st);                                                      \
-                atomic_store(&j->failed, 1);                                                       \
             }                                                                                      \
         }                                                                                          \
         free(buf);                                                                                 \
@@ -397,18 +395,16 @@ typedef struct bwd_job {
         T *buf = malloc(sizeof(T) * (size_t)(2 * QB * KB + 2 * o->l));                             \
         if (!buf) {                                                                                \
             atomic_store(&j->status, PT_ERR_MEMORY);                                               \
-            atomic_store(&j->failed, 1);                                                           \
             return;                                                                                \
         }                                                                                          \
         T *dp = buf + QB * KB, *d = dp + QB * KB, *lse = d + o->l;                                 \
         const int64_t group = o->hq / o->hk;                                                       \
-        for (int64_t t = begin; t < end && !atomic_load(&j->failed); t++) {                        \
+        for (int64_t t = begin; t < end && atomic_load(&j->status) == PT_OK; t++) {                        \
             const int64_t b = t / o->hk, hk = t % o->hk;                                           \
             for (int64_t h = hk * group; h < (hk + 1) * group; h++) {                              \
                 const pt_status st = bwd_head_##SUF(j, b, h, hk, buf, dp, d, lse);                 \
                 if (st != PT_OK) {                                                                 \
                     atomic_store(&j->status, st);                                                  \
-                    atomic_store(&j->failed, 1);                                                   \
                     break;                                                                         \
                 }                                                                                  \
             }                                                                                      \
@@ -429,9 +425,9 @@ static int64_t task_grain(int64_t work_per_task)
                                                       (work_per_task > 0 ? work_per_task : 1);
 }
 
-static pt_status job_status(int failed, pt_status st, const char *op)
+static pt_status job_status(pt_status st, const char *op)
 {
-    if (!failed) return PT_OK;
+    if (st == PT_OK) return PT_OK;
     if (st == PT_ERR_MEMORY)
         return PT_ERROR(PT_ERR_MEMORY, "%s: could not allocate the attention block buffers", op);
     return pt_error_code() != PT_OK ? pt_error_code() : PT_ERROR(st, "%s failed", op);
@@ -464,13 +460,12 @@ pt_status pt_kernel__scaled_dot_product_flash_attention_for_cpu(
                      .lse = pt_tensor_data(lse), .qblocks = (o.l + QB - 1) / QB};
         memcpy(j.os, ost, sizeof j.os);
         memcpy(j.ls, lst, sizeof j.ls);
-        atomic_init(&j.failed, 0);
         atomic_init(&j.status, PT_OK);
         const int64_t tasks = o.b * o.hq * j.qblocks;
         const int64_t work = 2 * QB * o.s * o.e;
         pt_parallel_for(tasks, task_grain(work), o.dt == PT_FLOAT32 ? fwd_range_f32 :
                                                                       fwd_range_f64, &j);
-        st = job_status(atomic_load(&j.failed), atomic_load(&j.status), FWD);
+        st = job_status(atomic_load(&j.status), FWD);
         if (st == PT_OK && out_c) st = pt_tensor_copy_(out, out_c);
     }
     pt_tensor_release(out_c);
@@ -531,12 +526,11 @@ pt_status pt_kernel__scaled_dot_product_flash_attention_for_cpu_backward(
         memcpy(j.dos, g->strides, sizeof j.dos);
         memcpy(j.outs, y->strides, sizeof j.outs);
         memcpy(j.ls, lse->strides, sizeof j.ls);
-        atomic_init(&j.failed, 0);
         atomic_init(&j.status, PT_OK);
         const int64_t work = 5 * (o.hq / o.hk) * o.l * o.s * o.e;
         pt_parallel_for(o.b * o.hk, task_grain(work), o.dt == PT_FLOAT32 ? bwd_range_f32 :
                                                                          bwd_range_f64, &j);
-        st = job_status(atomic_load(&j.failed), atomic_load(&j.status), BWD);
+        st = job_status(atomic_load(&j.status), BWD);
     }
     pt_tensor *rets[3] = {gq, gk, gv};
     for (int i = 0; i < 3 && st == PT_OK; i++) {
