@@ -136,12 +136,15 @@ HELPERS = {
         "pt_ag_binary_cross_entropy_with_logits_target_backward",
         ["T", "T", "T", "T?", "T?", "I"], "T"),
 
-    "batch_norm_backward_part": ("pt_ag_batch_norm_backward_part",
-                                 ["T", "T", "T?", "T?", "T?", "T", "T", "B", "D", "I"], "T"),
-    "layer_norm_backward_part": ("pt_ag_layer_norm_backward_part",
-                                 ["T", "T", "L", "T", "T", "T?", "T?", "I"], "T"),
-    "group_norm_backward_part": ("pt_ag_group_norm_backward_part",
-                                 ["T", "T", "T", "T", "T?", "I", "I", "I", "I", "I"], "T"),
+    "batch_norm_double_backward_one": (
+        "pt_ag_batch_norm_double_backward_one",
+        ["T?", "T?", "T?", "T", "T", "T?", "T?", "T?", "T?", "T?", "B", "D", "I"], "T"),
+    "layer_norm_double_backward_one": (
+        "pt_ag_layer_norm_double_backward_one",
+        ["T?", "T?", "T?", "T", "T", "L", "T", "T", "T?", "I"], "T"),
+    "group_norm_double_backward_one": (
+        "pt_ag_group_norm_double_backward_one",
+        ["T?", "T?", "T?", "T", "T", "T", "T", "T?", "I", "I", "I", "I", "I"], "T"),
     "embedding_backward": ("pt_ag_embedding_backward", ["T", "T", "L", "I", "B", "B"], "T"),
     "embedding_dense_double_backward": ("pt_ag_embedding_dense_double_backward",
                                         ["T", "T", "I"], "T"),

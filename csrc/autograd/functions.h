@@ -257,22 +257,22 @@ pt_tensor *pt_ag_max_pool_double_backward(const pt_tensor *grad, const pt_tensor
 pt_tensor *pt_ag_adaptive_avg_pool_double_backward(const pt_tensor *grad, int32_t n,
                                                    const int64_t *grad_output_sizes, int64_t dim);
 
-/* nn: norm (functions_nn_norm.c): one gradient (which: 0 input, 1 weight, 2 bias) of the
- * normalizations' fused backward operators; embedding's gradients. */
-pt_tensor *pt_ag_batch_norm_backward_part(const pt_tensor *grad, const pt_tensor *input,
-                                          const pt_tensor *weight, const pt_tensor *running_mean,
-                                          const pt_tensor *running_var, const pt_tensor *save_mean,
-                                          const pt_tensor *save_invstd, int32_t training,
-                                          double eps, int64_t which);
-pt_tensor *pt_ag_layer_norm_backward_part(const pt_tensor *grad, const pt_tensor *input,
-                                          int32_t nshape, const int64_t *normalized_shape,
-                                          const pt_tensor *mean, const pt_tensor *rstd,
-                                          const pt_tensor *weight, const pt_tensor *bias,
-                                          int64_t which);
-pt_tensor *pt_ag_group_norm_backward_part(const pt_tensor *grad, const pt_tensor *input,
-                                          const pt_tensor *mean, const pt_tensor *rstd,
-                                          const pt_tensor *weight, int64_t N, int64_t C,
-                                          int64_t HxW, int64_t group, int64_t which);
+/* nn: norm (functions_nn_norm.c): one gradient (which: 0 input, 1 weight, 2 grad_out) of the
+ * normalizations' fused backward operators' inputs, from the gradients ggI, ggG, ggB of their
+ * outputs (each NULL when undefined); embedding's gradients. */
+pt_tensor *pt_ag_batch_norm_double_backward_one(
+    const pt_tensor *ggI, const pt_tensor *ggG, const pt_tensor *ggB, const pt_tensor *grad_out,
+    const pt_tensor *input, const pt_tensor *weight, const pt_tensor *running_mean,
+    const pt_tensor *running_var, const pt_tensor *save_mean, const pt_tensor *save_invstd,
+    int32_t train, double eps, int64_t which);
+pt_tensor *pt_ag_layer_norm_double_backward_one(
+    const pt_tensor *ggI, const pt_tensor *ggG, const pt_tensor *ggB, const pt_tensor *grad_out,
+    const pt_tensor *input, int32_t nshape, const int64_t *normalized_shape,
+    const pt_tensor *mean, const pt_tensor *rstd, const pt_tensor *weight, int64_t which);
+pt_tensor *pt_ag_group_norm_double_backward_one(
+    const pt_tensor *ggI, const pt_tensor *ggG, const pt_tensor *ggB, const pt_tensor *grad_out,
+    const pt_tensor *input, const pt_tensor *mean, const pt_tensor *rstd,
+    const pt_tensor *weight, int64_t N, int64_t C, int64_t HxW, int64_t group, int64_t which);
 pt_tensor *pt_ag_embedding_backward(const pt_tensor *grad, const pt_tensor *indices,
                                     int32_t nsizes, const int64_t *weight_sizes,
                                     int64_t padding_idx, int32_t scale_grad_by_freq,

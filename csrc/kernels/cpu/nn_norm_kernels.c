@@ -7,7 +7,9 @@
  * 6M-element channel's sum exact to float32's precision without Welford's divisions). Variances
  * take two passes, sum((x - mean)^2) after the mean, so no cancellation of E[x^2] - E[x]^2. The
  * reductions keep LANES partial sums in an array, a loop the compiler vectorizes without
- * reassociation flags, so every capability gives the same bits. Elementwise results (y, dx)
+ * reassociation flags, so every capability gives the same bits. Group norm's statistics take one
+ * pass instead (sum_sq, col_sum_sq: sums of x - k and (x - k)^2 about a shift k, an element of
+ * the data, so that the variance sq / n - (s / n)^2 loses little to cancellation). Elementwise results (y, dx)
  * compute in the data's type from coefficients rounded once.
  */
 #include "cpu_kernel.h"
@@ -45,6 +47,37 @@ enum { LANES = 16 };
         double r = 0;                                                                              \
         for (int j = 0; j < LANES; j++) r += s[j];                                                 \
         return r;                                                                                  \
+    }                                                                                              \
+    static void sum_sq_##SUF(const T *x, int64_t n, double k, double out[2])                       \
+    {                                                                                              \
+        double s[LANES] = {0}, q[LANES] = {0};                                                     \
+        int64_t i = 0;                                                                             \
+        for (; i + LANES <= n; i += LANES)                                                         \
+            for (int j = 0; j < LANES; j++) {                                                      \
+                const double d = (double)x[i + j] - k;                                             \
+                s[j] += d;                                                                         \
+                q[j] += d * d;                                                                     \
+            }                                                                                      \
+        for (; i < n; i++) {                                                                       \
+            const double d = (double)x[i] - k;                                                     \
+            s[0] += d;                                                                             \
+            q[0] += d * d;                                                                         \
+        }                                                                                          \
+        double rs = 0, rq = 0;                                                                     \
+        for (int j = 0; j < LANES; j++) {                                                          \
+            rs += s[j];                                                                            \
+            rq += q[j];                                                                            \
+        }                                                                                          \
+        out[0] = rs;                                                                               \
+        out[1] = rq;                                                                               \
+    }                                                                                              \
+    static void col_sum_sq_##SUF(double *s, double *q, const T *x, int64_t n, const double *k)     \
+    {                                                                                              \
+        PT_IVDEP for (int64_t i = 0; i < n; i++) {                                                 \
+            const double d = (double)x[i] - k[i];                                                  \
+            s[i] += d;                                                                             \
+            q[i] += d * d;                                                                         \
+        }                                                                                          \
     }                                                                                              \
     static void sum_dot_##SUF(const T *dy, const T *w, const T *x, int64_t n, double mean,         \
                               double out[2])                                                       \
@@ -152,8 +185,8 @@ NORM_LOOPS(f4, float)
 NORM_LOOPS(f8, double)
 
 #define NORM_ENTRY(SUF)                                                                            \
-    {sum_##SUF,     sqdev_##SUF,   sum_dot_##SUF,     affine_##SUF,         norm_row_##SUF,        \
-     lin3_##SUF,    col_sum_##SUF, col_sqdev_##SUF,   col_sum_dot_##SUF,    col_gamma_beta_##SUF,  \
-     affine_col_##SUF, lin3_col_##SUF}
+    {sum_##SUF,        sqdev_##SUF,      sum_sq_##SUF,      sum_dot_##SUF,   affine_##SUF,         \
+     norm_row_##SUF,   lin3_##SUF,       col_sum_##SUF,     col_sum_sq_##SUF, col_sqdev_##SUF,     \
+     col_sum_dot_##SUF, col_gamma_beta_##SUF, affine_col_##SUF, lin3_col_##SUF}
 
 PT_CPU_KERNELS_DEFINE(nn_norm, pt_norm_table) = {NORM_ENTRY(f4), NORM_ENTRY(f8)};

@@ -16,6 +16,8 @@
         double (*sum)(const T *x, int64_t n);                                                      \
         /* sum of (x - mean)^2 */                                                                  \
         double (*sqdev)(const T *x, int64_t n, double mean);                                      \
+        /* one pass: out[0] = sum of (x - k), out[1] = sum of (x - k)^2 */                         \
+        void (*sum_sq)(const T *x, int64_t n, double k, double out[2]);                           \
         /* out[0] = sum of g, out[1] = sum of g * (x - mean), g = dy * w (w NULL: dy) */          \
         void (*sum_dot)(const T *dy, const T *w, const T *x, int64_t n, double mean,               \
                         double out[2]);                                                            \
@@ -27,6 +29,8 @@
         void (*lin3)(T *dx, const T *dy, const T *w, const T *x, int64_t n, T a, T b, T c);       \
         /* acc[j] += x[j] */                                                                       \
         void (*col_sum)(double *acc, const T *x, int64_t n);                                       \
+        /* s[j] += x[j] - k[j]; q[j] += (x[j] - k[j])^2 */                                         \
+        void (*col_sum_sq)(double *s, double *q, const T *x, int64_t n, const double *k);        \
         /* acc[j] += (x[j] - mean[j])^2 */                                                         \
         void (*col_sqdev)(double *acc, const T *x, int64_t n, const double *mean);                 \
         /* s[j] += dy[j]; d[j] += dy[j] * (x[j] - mean[j]) */                                      \
