@@ -396,3 +396,22 @@ def test_mismatched_mask_types_warn():
     with pytest.warns(UserWarning, match="Support for mismatched key_padding_mask and attn_mask"):
         _call(F, pytensor, q, q, q, p, True, attn_mask=pytensor.zeros(L, L, dtype=pytensor.float64),
               key_padding_mask=pytensor.zeros(N, L, dtype=pytensor.bool))
+
+
+@requires_torch
+@pytest.mark.parametrize("need_weights", [True, False], ids=["weights", "sdpa"])
+def test_non_contiguous_inputs_match_torch(need_weights):
+    """batch_first callers hand in (N, L, E) tensors transposed to (L, N, E)."""
+    p = _params()
+    q = RNG.standard_normal((N, L, E))
+    k = RNG.standard_normal((N, S, E))
+    res = []
+    for lib, F_ in ((pytensor, F), (torch, torch.nn.functional)):
+        tq = lib.tensor(q).requires_grad_(True)
+        tk = lib.tensor(k).requires_grad_(True)
+        o, w = _call(F_, lib, tq.transpose(0, 1), tk.transpose(0, 1), tk.transpose(0, 1), p,
+                     need_weights)
+        o.sum().backward()
+        res.append((o.detach().numpy(), tq.grad.numpy(), tk.grad.numpy()))
+    for a, b in zip(*res):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-10)

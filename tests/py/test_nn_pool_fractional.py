@@ -404,3 +404,16 @@ def test_empty_batch():
     assert tuple(v.shape) == (0, 3, 3, 3) and tuple(i.shape) == (0, 3, 3, 3)
     v = F.adaptive_max_pool3d(_pt(np.zeros((0, 2, 3, 4, 5))), 2)
     assert tuple(v.shape) == (0, 2, 2, 2, 2)
+
+
+@requires_torch
+def test_double_backward_node_names_match_torch():
+    cases = [(lambda F_, x: F_.adaptive_max_pool3d(x, 2), (2, 3, 6, 7, 8)),
+             (lambda F_, x: F_.fractional_max_pool2d(x, 2, output_size=3), (2, 3, 7, 8)),
+             (lambda F_, x: F_.fractional_max_pool3d(x, 2, output_size=3), (2, 3, 6, 7, 8))]
+    for fn, shape in cases:
+        a = _distinct(shape)
+        p, t = _pt(a, grad=True), _th(a, grad=True)
+        gp = pytensor.autograd.grad(fn(F, p).sum(), p, create_graph=True)[0]
+        gt = torch.autograd.grad(fn(torch.nn.functional, t).sum(), t, create_graph=True)[0]
+        assert gp.grad_fn.name() == type(gt.grad_fn).__name__
