@@ -9,8 +9,8 @@ view theirs as (N, 1, C, d2, rest) and pool with avg_pool3d.
 
 >>> import pytensor
 >>> import pytensor.nn.functional as F
->>> F.local_response_norm(pytensor.ones(1, 3, 2), 2, alpha=1.0, beta=1.0, k=1.0)[0, :, 0].tolist()
-[1.0, 0.5, 0.5]
+>>> F.local_response_norm(pytensor.ones(1, 2, 1), 2, alpha=2.0, beta=1.0, k=0.0).flatten().tolist()
+[1.0, 0.5]
 """
 
 from __future__ import annotations
