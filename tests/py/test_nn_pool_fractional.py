@@ -186,10 +186,6 @@ def test_gradcheck(name, fn, shape):
 
 
 # ---------------------------------------------------------------- against torch
-def _samples(lib, n, c, nd, dtype):
-    return lib.from_numpy(np.ascontiguousarray(RNG.random((n, c, nd)).astype(dtype)))
-
-
 TORCH_CASES = [
     ("frac2d", 2, (2, 5, 9, 11), lambda F_, x, s: F_.fractional_max_pool2d(
         x, (2, 3), output_size=(4, 6), return_indices=True, _random_samples=s)),
