@@ -1,11 +1,15 @@
-"""pytensor.nn.functional: pooling (max, average, adaptive, power-average, max unpooling).
+"""pytensor.nn.functional: pooling (max, average, adaptive, fractional, power-average, max
+unpooling).
 
 Each function picks its operator as torch.nn.functional does: the 1-d, max-without-indices and
 adaptive average forms are composite operators (pytensor.max_pool1d, pytensor.max_pool2d,
 pytensor._C._nn.adaptive_avg_pool2d, ...), the rest operators of pytensor._C._nn with C forward
 and backward kernels (csrc/kernels/nn/pool*.c). ``stride=None`` means the kernel size. The
 power-average pools are torch's composition of pow, avg_pool and the sign-safe root; max
-unpooling computes its default output size from the pooling arguments, as torch does.
+unpooling computes its default output size from the pooling arguments, as torch does. Fractional
+max pooling draws its per-plane samples with pytensor.rand (the default generator) unless
+``_random_samples`` is given, and takes its output size from ``output_ratio`` when no
+``output_size`` is given, as torch does.
 
 >>> import pytensor
 >>> import pytensor.nn.functional as F
@@ -24,9 +28,11 @@ from .._C import _nn
 __all__ = [
     "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
     "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d", "adaptive_max_pool2d_with_indices",
-    "avg_pool1d", "avg_pool2d", "avg_pool3d", "lp_pool1d", "lp_pool2d", "lp_pool3d",
-    "max_pool1d", "max_pool1d_with_indices", "max_pool2d", "max_pool2d_with_indices", "max_pool3d",
-    "max_pool3d_with_indices", "max_unpool1d", "max_unpool2d", "max_unpool3d",
+    "adaptive_max_pool3d", "adaptive_max_pool3d_with_indices", "avg_pool1d", "avg_pool2d",
+    "avg_pool3d", "fractional_max_pool2d", "fractional_max_pool2d_with_indices",
+    "fractional_max_pool3d", "fractional_max_pool3d_with_indices", "lp_pool1d", "lp_pool2d",
+    "lp_pool3d", "max_pool1d", "max_pool1d_with_indices", "max_pool2d", "max_pool2d_with_indices",
+    "max_pool3d", "max_pool3d_with_indices", "max_unpool1d", "max_unpool2d", "max_unpool3d",
 ]
 
 
@@ -160,6 +166,79 @@ def adaptive_max_pool2d(input, output_size, return_indices: bool = False):
     if return_indices:
         return adaptive_max_pool2d_with_indices(input, output_size)
     return adaptive_max_pool2d_with_indices(input, output_size)[0]
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices: bool = False):
+    """Adaptive 3-d max pooling, with indices; None in output_size keeps that input size."""
+    return _nn.adaptive_max_pool3d(input, _list_with_default(output_size, input.size()))
+
+
+def adaptive_max_pool3d(input, output_size, return_indices: bool = False):
+    """Adaptive 3-d max pooling; (values, indices) when return_indices.
+
+    >>> F.adaptive_max_pool3d(pytensor.arange(8.0).reshape(1, 1, 2, 2, 2), 1).flatten().tolist()
+    [7.0]
+    """
+    if return_indices:
+        return adaptive_max_pool3d_with_indices(input, output_size)
+    return adaptive_max_pool3d_with_indices(input, output_size)[0]
+
+
+# ---------------------------------------------------------------- fractional max pooling
+def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices: bool = False, _random_samples=None):
+    """Fractional 2-d max pooling of (N, C, H, W) or (C, H, W), with the flat indices."""
+    if output_size is None and output_ratio is None:
+        raise ValueError("fractional_max_pool2d requires specifying either an output_size or an "
+                         "output_ratio")
+    if output_size is None:
+        if len(output_ratio) > 2:
+            raise ValueError("fractional_max_pool2d requires output_ratio to either be a single "
+                             "Int or tuple of Ints.")
+        ratio = _ntuple(output_ratio, 2)
+        output_size = [int(input.size(-2) * ratio[0]), int(input.size(-1) * ratio[1])]
+    if _random_samples is None:
+        n_batch = 1 if input.dim() == 3 else input.size(0)
+        _random_samples = pytensor.rand(n_batch, input.size(-3), 2, dtype=input.dtype,
+                                        device=input.device)
+    return _nn.fractional_max_pool2d(input, kernel_size, output_size, _random_samples)
+
+
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None,
+                          return_indices: bool = False, _random_samples=None):
+    """Fractional 2-d max pooling; (values, indices) when return_indices.
+
+    >>> F.fractional_max_pool2d(pytensor.ones(1, 1, 5, 5), 2, output_size=3).shape
+    pytensor.Size([1, 1, 3, 3])
+    """
+    out = fractional_max_pool2d_with_indices(input, kernel_size, output_size, output_ratio,
+                                             return_indices, _random_samples)
+    return out if return_indices else out[0]
+
+
+def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None, output_ratio=None,
+                                       return_indices: bool = False, _random_samples=None):
+    """Fractional 3-d max pooling of (N, C, T, H, W) or (C, T, H, W), with the flat indices."""
+    if output_size is None and output_ratio is None:
+        raise ValueError("fractional_max_pool3d requires specifying either an output_size or an "
+                         "output_ratio")
+    if output_size is None:
+        ratio = _ntuple(output_ratio, 3)
+        output_size = [int(input.size(-3) * ratio[0]), int(input.size(-2) * ratio[1]),
+                       int(input.size(-1) * ratio[2])]
+    if _random_samples is None:
+        n_batch = 1 if input.dim() == 4 else input.size(0)
+        _random_samples = pytensor.rand(n_batch, input.size(-4), 3, dtype=input.dtype,
+                                        device=input.device)
+    return _nn.fractional_max_pool3d(input, kernel_size, output_size, _random_samples)
+
+
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None,
+                          return_indices: bool = False, _random_samples=None):
+    """Fractional 3-d max pooling; (values, indices) when return_indices."""
+    out = fractional_max_pool3d_with_indices(input, kernel_size, output_size, output_ratio,
+                                             return_indices, _random_samples)
+    return out if return_indices else out[0]
 
 
 # ---------------------------------------------------------------- power-average pooling

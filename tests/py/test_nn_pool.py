@@ -326,7 +326,10 @@ def test_matches_torch(name, fn, shape, cl, dtype, nan):
     if to.dim() >= 4 and not (cl and name.endswith("avg_pool2d_1")):
         assert (po.is_contiguous(memory_format=_fmt(pytensor, to.dim()))
                 == to.is_contiguous(memory_format=_fmt(torch, to.dim())))
-    if not (cl and name.endswith("_1")):  # torch: AsStridedBackward1 over the mean
+    if name == "adaptive_avg_pool2d_1" and not cl:
+        # Note [global average pooling]: the pool's kernel, not torch's mean
+        assert po.grad_fn.name() == "AdaptiveAvgPool2DBackward0"
+    elif not (cl and name.endswith("_1")):  # torch: AsStridedBackward1 over the mean
         assert po.grad_fn.name() == type(to.grad_fn).__name__
     g = RNG.standard_normal(tuple(to.shape)).astype(dtype)
     po.backward(pytensor.from_numpy(g))
@@ -549,3 +552,55 @@ def test_other_dtypes_match_torch(dt, cl):
                                    rtol=1e-2, atol=1e-2)
         assert (got.is_contiguous(memory_format=pytensor.channels_last)
                 == want.is_contiguous(memory_format=torch.channels_last))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(3, 5, 7, 7), (2, 3, 1, 1), (2, 4, 5, 37), (6, 33, 1),
+                                   (2, 3, 4, 5, 6)])
+def test_global_average_pooling_kernels(shape, dtype):
+    """An output of one element per plane: the plane's sum in partial sums, and a backward that
+    fills the plane with the gradient's share."""
+    x = RNG.standard_normal(shape).astype(dtype)
+    g = RNG.standard_normal(shape[:-2] + (1, 1)).astype(dtype) if len(shape) < 5 else \
+        RNG.standard_normal(shape[:-3] + (1, 1, 1)).astype(dtype)
+    nd = 3 if len(shape) == 5 else 2
+    fwd = pytensor._adaptive_avg_pool3d if nd == 3 else pytensor._adaptive_avg_pool2d
+    bwd = (pytensor._adaptive_avg_pool3d_backward if nd == 3
+           else pytensor._adaptive_avg_pool2d_backward)
+    axes = tuple(range(-nd, 0))
+    tol = 1e-6 if dtype == np.float32 else 1e-14
+    out = fwd(_pt(x), [1] * nd)
+    np.testing.assert_allclose(out.numpy(), x.mean(axis=axes, keepdims=True), rtol=tol, atol=tol)
+    gin = bwd(_pt(g), _pt(x))
+    want = np.broadcast_to(g / np.prod(shape[-nd:]), shape)
+    np.testing.assert_allclose(gin.numpy(), want, rtol=tol, atol=tol)
+
+
+def test_global_average_pooling_takes_the_kernel_only_where_it_equals_the_mean():
+    x = RNG.standard_normal((2, 3, 4, 5))
+    np.testing.assert_allclose(F.adaptive_avg_pool2d(_pt(x), 1).numpy(),
+                               x.mean(axis=(-1, -2), keepdims=True), rtol=1e-14, atol=1e-14)
+    # ranks and empty planes the kernel refuses are the mean's, as torch's
+    y = RNG.standard_normal((3, 8))
+    np.testing.assert_allclose(F.adaptive_avg_pool2d(_pt(y), 1).numpy(),
+                               y.mean(keepdims=True), rtol=1e-14, atol=1e-14)
+    assert np.isnan(F.adaptive_avg_pool2d(_pt(np.zeros((1, 2, 0, 3))), 1).numpy()).all()
+    h = _pt(x, grad=True)
+    assert F.adaptive_avg_pool2d(h, 1).grad_fn.name() == "AdaptiveAvgPool2DBackward0"
+    c = _pt(x, cl=True, grad=True)
+    assert F.adaptive_avg_pool2d(c, 1).grad_fn.name() == "MeanBackward1"
+
+
+@requires_torch
+def test_global_average_pooling_edge_cases_match_torch():
+    for shape in [(3, 8), (1, 2, 0, 3), (2, 3, 4, 5, 6)]:
+        a = RNG.standard_normal(shape)
+        got = F.adaptive_avg_pool2d(_pt(a), 1)
+        want = torch.nn.functional.adaptive_avg_pool2d(_th(a), 1)
+        assert tuple(got.shape) == tuple(want.shape)
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12, atol=1e-12)
+    with pytest.raises(RuntimeError) as info:
+        F.adaptive_avg_pool2d(_pt(np.ones((1, 2, 3, 3), np.int64)), 1)
+    with pytest.raises(RuntimeError) as tinfo:
+        torch.nn.functional.adaptive_avg_pool2d(torch.ones(1, 2, 3, 3, dtype=torch.long), 1)
+    assert str(info.value).split("\n")[0] == str(tinfo.value).split("\n")[0]

@@ -226,6 +226,25 @@ static inline void ad_window(const pt_pool_geom *g, int64_t od, int64_t oh, int6
         }                                                                                          \
     }
 
+/* The sum of n contiguous elements in LANES independent partial sums (one vector register's
+ * worth at AVX-512, which the compiler keeps in registers), added up at the end: a plain
+ * sequential sum waits on each addition's latency. */
+#define PLANE_SUM(SUF, T, LANES)                                                                   \
+    static T plane_sum_##SUF(const T *p, int64_t n)                                               \
+    {                                                                                              \
+        T acc[LANES] = {0};                                                                        \
+        int64_t i = 0;                                                                             \
+        for (; i + LANES <= n; i += LANES)                                                         \
+            for (int j = 0; j < LANES; j++) acc[j] += p[i + j];                                    \
+        T sum = 0;                                                                                 \
+        for (int j = 0; j < LANES; j++) sum += acc[j];                                             \
+        for (; i < n; i++) sum += p[i];                                                            \
+        return sum;                                                                                \
+    }
+
+PLANE_SUM(f4, float, 16)
+PLANE_SUM(f8, double, 8)
+
 #define POOL_LOOPS(SUF, T)                                                                         \
     MAX_FWD(SUF, T, -(T)INFINITY)                                                                  \
     AVG_FWD(SUF, T)                                                                                \
@@ -330,6 +349,10 @@ static inline void ad_window(const pt_pool_geom *g, int64_t od, int64_t oh, int6
         for (int64_t pl = begin; pl < end; pl++) {                                                 \
             const T *ip = (const T *)in_ + pl * iplane;                                            \
             T *op = (T *)out_ + pl * oplane;                                                       \
+            if (oplane == 1) { /* global pooling: the plane is one contiguous row */               \
+                op[0] = plane_sum_##SUF(ip, iplane) / (T)iplane;                                   \
+                continue;                                                                          \
+            }                                                                                      \
             int64_t o = 0;                                                                         \
             for (int64_t od = 0; od < g->out[0]; od++)                                             \
                 for (int64_t oh = 0; oh < g->out[1]; oh++)                                         \
@@ -355,6 +378,11 @@ static inline void ad_window(const pt_pool_geom *g, int64_t od, int64_t oh, int6
         for (int64_t pl = begin; pl < end; pl++) {                                                 \
             T *gi = (T *)gin_ + pl * iplane;                                                       \
             const T *go = (const T *)gout_ + pl * oplane;                                          \
+            if (oplane == 1) { /* global pooling: one value over the whole plane */                \
+                const T v = go[0] / (T)iplane;                                                     \
+                for (int64_t i = 0; i < iplane; i++) gi[i] = v;                                    \
+                continue;                                                                          \
+            }                                                                                      \
             memset(gi, 0, sizeof(T) * (size_t)iplane);                                             \
             int64_t o = 0;                                                                         \
             for (int64_t od = 0; od < g->out[0]; od++)                                             \

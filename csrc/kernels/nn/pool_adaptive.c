@@ -1,5 +1,6 @@
 /* pool_adaptive.c - adaptive average pooling (_adaptive_avg_pool2d/3d and their backward),
- * adaptive max pooling (adaptive_max_pool2d and its backward) and max unpooling (max_unpool2d/3d):
+ * adaptive max pooling (adaptive_max_pool2d/3d and their backward) and max unpooling
+ * (max_unpool2d/3d):
  * torch's checks and messages, outputs in the input's layout (pool.h), the loops of
  * cpu/nn_pool_kernels.c split across threads.
  *
@@ -28,6 +29,7 @@ typedef struct adaptive {
 static const adaptive AAVG2 = {"adaptive_avg_pool2d", 2, false};
 static const adaptive AAVG3 = {"adaptive_avg_pool3d", 3, false};
 static const adaptive AMAX2 = {"adaptive_max_pool2d", 2, true};
+static const adaptive AMAX3 = {"adaptive_max_pool3d", 3, true};
 
 static pt_status adaptive_check(const adaptive *ad, const pt_tensor *self, int32_t n)
 {
@@ -77,11 +79,11 @@ static pt_status adaptive_geom(const adaptive *ad, const pt_tensor *self, const 
     return PT_OK;
 }
 
-/* The layout of the results: the input's, but planar for adaptive_avg_pool3d, whose results torch
- * makes planar-contiguous. */
+/* The layout of the results: the input's in 2-d, planar in 3-d, whose results torch makes
+ * planar-contiguous. */
 static bool adaptive_cl(const adaptive *ad, const pt_tensor *self)
 {
-    return pt_pool_is_channels_last(self, ad->nd) && (ad->max || ad->nd == 2);
+    return ad->nd == 2 && pt_pool_is_channels_last(self, ad->nd);
 }
 
 /* torch's kernel name in a refusal: per layout in 2-d, one name in 3-d. */
@@ -166,6 +168,13 @@ pt_status pt_kernel_adaptive_max_pool2d(const pt_tensor *self, int32_t output_si
     return adaptive_forward(&AMAX2, self, output_size_len, output_size, ret0, ret1);
 }
 
+pt_status pt_kernel_adaptive_max_pool3d(const pt_tensor *self, int32_t output_size_len,
+                                        const int64_t *output_size, pt_tensor **ret0,
+                                        pt_tensor **ret1)
+{
+    return adaptive_forward(&AMAX3, self, output_size_len, output_size, ret0, ret1);
+}
+
 pt_status pt_kernel__adaptive_avg_pool2d_backward(const pt_tensor *grad_output,
                                                   const pt_tensor *self, pt_tensor **ret)
 {
@@ -186,6 +195,20 @@ pt_status pt_kernel_adaptive_max_pool2d_backward(const pt_tensor *grad_output,
         return PT_ERROR(PT_ERR_RUNTIME, "adaptive_max_pool2d_backward: expected indices of dtype "
                         "int64, but got %s", pt_dtype_info_of(indices->dtype)->name);
     return adaptive_backward(&AMAX2, grad_output, self, indices, ret);
+}
+
+pt_status pt_kernel_adaptive_max_pool3d_backward(const pt_tensor *grad_output,
+                                                 const pt_tensor *self, const pt_tensor *indices,
+                                                 pt_tensor **ret)
+{
+    if (indices->dtype != PT_INT64)
+        return PT_ERROR(PT_ERR_RUNTIME, "expected scalar type Long but found %s",
+                        pt_iter_type_name(indices->dtype));
+    if (grad_output->dtype != self->dtype)
+        return PT_ERROR(PT_ERR_RUNTIME, "expected dtype %s for `gradOutput` but got dtype %s",
+                        pt_dtype_info_of(self->dtype)->name,
+                        pt_dtype_info_of(grad_output->dtype)->name);
+    return adaptive_backward(&AMAX3, grad_output, self, indices, ret);
 }
 
 /* ---------------------------------------------------------------- max unpooling */
