@@ -389,3 +389,40 @@ def test_log_alpha_matches_torch_where_torch_writes_it():
     a, ta = N(alpha), talpha.numpy()
     np.testing.assert_allclose(a[0], ta[0], rtol=1e-12)
     np.testing.assert_allclose(a[1, :4, :5], ta[1, :4, :5], rtol=1e-12)
+
+
+# ---------------------------------------------------------------- capabilities and threads
+def _loss_and_grad(dtype):
+    x = P(sample(40, 24, 12, seed=12), dtype, grad=True)
+    r = np.random.default_rng(13)
+    t = P(r.integers(1, 12, size=(24, 15)), "int64")
+    tl = [int(v) for v in r.integers(0, 16, size=24)]
+    loss = F.ctc_loss(x, t, [40] * 12 + [30] * 12, tl, reduction="sum")
+    loss.backward()
+    return N(loss).tobytes() + N(x.grad).tobytes()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_every_capability_computes_the_same_bits(dtype):
+    from pytensor._C import lib
+    start = lib.pt_cpu_capability()
+    try:
+        results = []
+        for cap in range(lib.pt_cpu_capability_detected() + 1):
+            assert lib.pt_cpu_capability_select(cap) == 0
+            results.append(_loss_and_grad(dtype))
+    finally:
+        assert lib.pt_cpu_capability_select(start) == 0
+    assert all(r == results[0] for r in results[1:])
+
+
+def test_results_do_not_depend_on_the_thread_count():
+    n = pt.get_num_threads()
+    try:
+        pt.set_num_threads(1)
+        one = _loss_and_grad("float32")
+        pt.set_num_threads(2)
+        two = _loss_and_grad("float32")
+    finally:
+        pt.set_num_threads(n)
+    assert one == two

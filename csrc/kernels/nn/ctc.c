@@ -18,8 +18,10 @@
  *
  * Samples are independent: the batch is split across OpenMP threads, whole samples per chunk,
  * above CTC_GRAIN cells of the recursion. The recursions run in the input's dtype (float32 or
- * float64, as torch's: it has no reduced-precision CPU kernel), one row of alpha at a time; beta
- * keeps two rows per sample in a workspace allocated before the parallel region. Every check
+ * float64, as torch's: it has no reduced-precision CPU kernel), one time step at a time through
+ * the vectorized step of cpu/nn_ctc_kernels.c; beta runs over the labels in reverse order (so
+ * that it is the same step) and keeps two rows per sample in scratch allocated before the
+ * parallel region. The gather of alpha * beta into the classes stays here, scalar. Every check
  * and its message is torch's (ctc_loss_allocate_outputs), in torch's order; a target outside
  * [0, C), which torch's kernel reads past log_probs for, is refused here.
  */
@@ -28,8 +30,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu_stub.h"
 #include "iter.h"
+#include "nn/ctc.h"
 #include "pt_ops_internal.h"
+
+PT_CPU_STUB(nn_ctc, pt_ctc_table, "ctc loss recursion steps and gradient (float32, float64)")
 
 /* Note [ctc grain]
  * One cell of either recursion costs three exps and a log (~20-40 ns), so a chunk of 4096 cells
@@ -170,31 +176,75 @@ static int64_t sample_grain(const ctc *p)
 
 /* ---------------------------------------------------------------- the recursions */
 
-/* The extended label l'[s] of sample b. */
-static inline int64_t prime(const ctc *p, int64_t b, int64_t s)
+/* Per-sample scratch, allocated once before the parallel region: the extended labels, their skip
+ * flags forwards and in reverse order, one row of gathered log_probs and two rows of beta. */
+typedef struct scratch {
+    int64_t *ext;
+    uint8_t *skip, *skip_r;
+    char *emit, *beta;
+    int64_t W, itemsize;
+} scratch;
+
+static void scratch_free(scratch *w)
 {
-    return (s & 1) ? p->tg[p->tg_off[b] + s / 2] : p->blank;
+    free(w->ext);
+    free(w->skip);
+    free(w->skip_r);
+    free(w->emit);
+    free(w->beta);
+}
+
+static pt_status scratch_alloc(scratch *w, int64_t N, int64_t W, int64_t itemsize, bool backward)
+{
+    memset(w, 0, sizeof *w);
+    w->W = W;
+    w->itemsize = itemsize;
+    const size_t n = (size_t)(N > 0 ? N : 1) * (size_t)W;
+    w->ext = malloc(n * sizeof(int64_t));
+    w->skip = malloc(n);
+    w->emit = malloc(n * (size_t)itemsize);
+    if (backward) {
+        w->skip_r = malloc(n);
+        w->beta = malloc(2 * n * (size_t)itemsize);
+    }
+    if (!w->ext || !w->skip || !w->emit || (backward && (!w->skip_r || !w->beta))) {
+        scratch_free(w);
+        return PT_ERROR(PT_ERR_MEMORY, "ctc_loss: out of memory");
+    }
+    return PT_OK;
+}
+
+/* Sample b's extended labels (2 tl + 1 of them) and skip flags: s may be reached from s - 2
+ * when l'[s] differs from l'[s - 2] (in reverse order: from r - 2 over the reversed labels). */
+static void labels(const ctc *p, const scratch *w, int64_t b, int64_t **ext, uint8_t **skip,
+                   uint8_t **skip_r)
+{
+    const int64_t S = 2 * p->tl[b] + 1;
+    *ext = w->ext + b * w->W;
+    *skip = w->skip + b * w->W;
+    for (int64_t s = 0; s < S; s++) {
+        (*ext)[s] = (s & 1) ? p->tg[p->tg_off[b] + s / 2] : p->blank;
+        (*skip)[s] = s > 1 && (*ext)[s] != (*ext)[s - 2];
+    }
+    if (!skip_r) return;
+    *skip_r = w->skip_r + b * w->W;
+    for (int64_t r = 0; r < S; r++)
+        (*skip_r)[r] = r > 1 && (*ext)[S - 1 - r] != (*ext)[S + 1 - r];
 }
 
 typedef struct job {
     const ctc *p;
+    const scratch *w;
+    const pt_ctc_table *k;
     void *nll, *alpha;   /* forward: [N], [N, T, W] */
     const void *g;       /* backward: grad_out [N] */
     const void *nll_in, *alpha_in;
     void *grad;          /* backward: [T, N, C] */
-    void *beta;          /* backward workspace: N x 2 rows of W */
-    int64_t W;           /* 2 * max_tl + 1 */
+    int64_t W;           /* log_alpha's last size, >= 2 * max_tl + 1 */
     bool zero_infinity;
 } job;
 
-#define CTC_LOOPS(SUF, T_, EXP, LOG)                                                               \
-    static inline T_ lse3_##SUF(T_ a, T_ b, T_ c)                                                  \
-    {                                                                                              \
-        T_ m = a > b ? a : b;                                                                      \
-        m = m > c ? m : c;                                                                         \
-        if (m == -(T_)INFINITY) m = 0; /* -inf - -inf is nan */                                    \
-        return LOG(EXP(a - m) + EXP(b - m) + EXP(c - m)) + m;                                      \
-    }                                                                                              \
+#define CTC_LOOPS(SUF, T_, K, EXP, LOG)                                                            \
     static void forward_##SUF(int64_t begin, int64_t end, void *ctx)                               \
     {                                                                                              \
         const job *j = ctx;                                                                        \
@@ -205,6 +255,10 @@ typedef struct job {
             const int64_t il = p->il[b], tl = p->tl[b], S = 2 * tl + 1;                            \
             T_ *la = (T_ *)j->alpha + b * p->T * j->W;                                             \
             T_ *nll = (T_ *)j->nll + b;                                                            \
+            T_ *emit = (T_ *)j->w->emit + b * j->w->W;                                             \
+            int64_t *ext;                                                                          \
+            uint8_t *skip;                                                                         \
+            labels(p, j->w, b, &ext, &skip, NULL);                                                 \
             for (int64_t i = 0; i < p->T * j->W; i++) la[i] = ninf;                                \
             if (il == 0) {                                                                         \
                 *nll = tl == 0 ? -(T_)0 : (T_)INFINITY;                                            \
@@ -212,20 +266,17 @@ typedef struct job {
             }                                                                                      \
             const T_ *row = lp + b * p->C;                                                         \
             la[0] = row[p->blank];                                                                 \
-            if (tl > 0) la[1] = row[prime(p, b, 1)];                                               \
+            if (tl > 0) la[1] = row[ext[1]];                                                       \
             for (int64_t t = 1; t < il; t++) {                                                     \
-                const T_ *prev = la + (t - 1) * j->W;                                              \
-                T_ *cur = la + t * j->W;                                                           \
                 row = lp + (t * p->N + b) * p->C;                                                  \
-                for (int64_t s = 0; s < S; s++) {                                                  \
-                    const int64_t c = prime(p, b, s);                                              \
-                    const T_ a2 = s > 0 ? prev[s - 1] : ninf;                                      \
-                    const T_ a3 = s > 1 && prime(p, b, s - 2) != c ? prev[s - 2] : ninf;           \
-                    cur[s] = lse3_##SUF(prev[s], a2, a3) + row[c];                                 \
-                }                                                                                  \
+                for (int64_t s = 0; s < S; s++) emit[s] = row[ext[s]];                             \
+                j->k->step[K](la + t * j->W, la + (t - 1) * j->W, emit, skip, S);                  \
             }                                                                                      \
             const T_ *last = la + (il - 1) * j->W;                                                 \
-            *nll = -lse3_##SUF(last[2 * tl], tl > 0 ? last[2 * tl - 1] : ninf, ninf);              \
+            const T_ l1 = last[2 * tl], l2 = tl > 0 ? last[2 * tl - 1] : ninf;                     \
+            T_ m = l1 > l2 ? l1 : l2;                                                              \
+            m = m == ninf ? 0 : m;                                                                 \
+            *nll = -(LOG(EXP(l1 - m) + EXP(l2 - m)) + m);                                          \
         }                                                                                          \
     }                                                                                              \
     /* log(exp(acc) + exp(v)) where acc may be -inf (an empty sum) */                              \
@@ -241,14 +292,19 @@ typedef struct job {
         const ctc *p = j->p;                                                                       \
         const T_ ninf = -(T_)INFINITY;                                                             \
         const T_ *lp = pt_tensor_data(p->lp);                                                      \
-        const int64_t W = j->W, C = p->C, N = p->N;                                                \
+        const int64_t W = j->W, C = p->C, N = p->N, SW = j->w->W;                                  \
         T_ *grad = j->grad;                                                                        \
         for (int64_t b = begin; b < end; b++) {                                                    \
             const int64_t il = p->il[b], tl = p->tl[b], S = 2 * tl + 1;                            \
             const T_ nll = ((const T_ *)j->nll_in)[b];                                             \
             const T_ gr = ((const T_ *)j->g)[b];                                                   \
             const T_ *la = (const T_ *)j->alpha_in + b * p->T * W;                                 \
-            T_ *beta = (T_ *)j->beta + b * 2 * W;                                                  \
+            /* beta over the reversed labels: beta_r[r] is beta[S - 1 - r] */                      \
+            T_ *rows = (T_ *)j->w->beta + b * 2 * SW;                                              \
+            T_ *emit = (T_ *)j->w->emit + b * SW;                                                  \
+            int64_t *ext;                                                                          \
+            uint8_t *skip, *skip_r;                                                                \
+            labels(p, j->w, b, &ext, &skip, &skip_r);                                              \
             const bool zero = j->zero_infinity && nll == (T_)INFINITY;                             \
             /* the gathered log sums live in grad's rows until the last pass turns them into */    \
             /* the gradient */                                                                     \
@@ -256,46 +312,41 @@ typedef struct job {
                 for (int64_t c = 0; c < C; c++) grad[(t * N + b) * C + c] = ninf;                  \
             if (il > 0 && !zero) {                                                                 \
                 const int64_t t = il - 1;                                                          \
-                T_ *cur = beta + (t & 1) * W;                                                      \
+                T_ *cur = rows + (t & 1) * SW;                                                     \
                 T_ *g = grad + (t * N + b) * C;                                                    \
                 const T_ *row = lp + (t * N + b) * C;                                              \
-                for (int64_t s = 0; s < S; s++) cur[s] = ninf;                                     \
-                cur[2 * tl] = row[p->blank];                                                       \
-                g[p->blank] = la[t * W + 2 * tl] + cur[2 * tl];                                    \
+                for (int64_t r = 0; r < S; r++) cur[r] = ninf;                                     \
+                cur[0] = row[p->blank];                                                            \
+                g[p->blank] = la[t * W + 2 * tl] + cur[0];                                         \
                 if (tl > 0) {                                                                      \
-                    const int64_t c = prime(p, b, 2 * tl - 1);                                     \
-                    cur[2 * tl - 1] = row[c];                                                      \
-                    g[c] = la[t * W + 2 * tl - 1] + cur[2 * tl - 1];                               \
+                    const int64_t c = ext[2 * tl - 1];                                             \
+                    cur[1] = row[c];                                                               \
+                    g[c] = la[t * W + 2 * tl - 1] + cur[1];                                        \
                 }                                                                                  \
             }                                                                                      \
             for (int64_t t = il - 2; t >= 0 && !zero; t--) {                                       \
-                const T_ *next = beta + ((t + 1) & 1) * W;                                         \
-                T_ *cur = beta + (t & 1) * W;                                                      \
+                T_ *cur = rows + (t & 1) * SW;                                                     \
                 T_ *g = grad + (t * N + b) * C;                                                    \
                 const T_ *row = lp + (t * N + b) * C;                                              \
-                for (int64_t s = S - 1; s >= 0; s--) {                                             \
-                    const int64_t c = prime(p, b, s);                                              \
-                    const T_ b2 = s < 2 * tl ? next[s + 1] : ninf;                                 \
-                    const T_ b3 = s < 2 * tl - 1 && prime(p, b, s + 2) != c ? next[s + 2] : ninf;  \
-                    cur[s] = lse3_##SUF(next[s], b2, b3) + row[c];                                 \
-                    g[c] = logadd_##SUF(g[c], la[t * W + s] + cur[s]);                             \
-                }                                                                                  \
+                for (int64_t r = 0; r < S; r++) emit[r] = row[ext[S - 1 - r]];                     \
+                j->k->step[K](cur, rows + ((t + 1) & 1) * SW, emit, skip_r, S);                    \
+                const T_ *a = la + t * W;                                                          \
+                for (int64_t s = S - 1; s >= 0; s--)                                               \
+                    g[ext[s]] = logadd_##SUF(g[ext[s]], a[s] + cur[S - 1 - s]);                    \
             }                                                                                      \
             for (int64_t t = 0; t < p->T; t++) {                                                   \
                 T_ *g = grad + (t * N + b) * C;                                                    \
-                const T_ *row = lp + (t * N + b) * C;                                              \
                 if (t >= il || zero) {                                                             \
                     for (int64_t c = 0; c < C; c++) g[c] = 0;                                      \
                     continue;                                                                      \
                 }                                                                                  \
-                for (int64_t c = 0; c < C; c++)                                                    \
-                    g[c] = (EXP(row[c]) - EXP(g[c] + nll - row[c])) * gr;                          \
+                j->k->finish[K](g, g, lp + (t * N + b) * C, (double)nll, (double)gr, C);           \
             }                                                                                      \
         }                                                                                          \
     }
 
-CTC_LOOPS(f4, float, expf, logf)
-CTC_LOOPS(f8, double, exp, log)
+CTC_LOOPS(f4, float, 0, expf, logf)
+CTC_LOOPS(f8, double, 1, exp, log)
 
 /* ---------------------------------------------------------------- forward */
 
@@ -304,20 +355,24 @@ static pt_status ctc_forward(const pt_tensor *log_probs, const pt_tensor *target
                              pt_tensor **ret0, pt_tensor **ret1)
 {
     ctc p;
+    scratch w = {0};
     pt_status st = plan(&p, "ctc_loss_cpu", log_probs, targets, il_len, il, tl_len, tl, blank);
     pt_tensor *nll = NULL, *alpha = NULL;
     const int64_t W = 2 * p.max_tl + 1;
+    if (st == PT_OK)
+        st = scratch_alloc(&w, p.N, W, pt_dtype_itemsize(log_probs->dtype), false);
     if (st == PT_OK) st = pt_tensor_empty(1, &p.N, log_probs->dtype, log_probs->device, &nll);
     if (st == PT_OK) {
         const int64_t sizes[3] = {p.N, p.T, W};
         st = pt_tensor_empty(3, sizes, log_probs->dtype, log_probs->device, &alpha);
     }
     if (st == PT_OK) {
-        job j = {&p, pt_tensor_data(nll), pt_tensor_data(alpha), NULL, NULL, NULL, NULL, NULL, W,
-                 false};
+        job j = {&p, &w, PT_CPU_KERNELS(nn_ctc, pt_ctc_table), pt_tensor_data(nll),
+                 pt_tensor_data(alpha), NULL, NULL, NULL, NULL, W, false};
         pt_parallel_for(p.N, sample_grain(&p),
                         log_probs->dtype == PT_FLOAT64 ? forward_f8 : forward_f4, &j);
     }
+    scratch_free(&w);
     ctc_release(&p);
     if (st != PT_OK) {
         if (nll) pt_tensor_release(nll);
@@ -371,28 +426,26 @@ static pt_status ctc_backward(const pt_tensor *grad, const pt_tensor *log_probs,
                               pt_tensor **ret)
 {
     ctc p;
+    scratch w = {0};
     pt_tensor *g = NULL, *n = NULL, *la = NULL, *out = NULL;
-    void *beta = NULL;
     pt_status st = plan(&p, "ctc_loss_backward_cpu", log_probs, targets, il_len, il, tl_len, tl,
                         blank);
     if (st == PT_OK) st = check_saved(&p, grad, nll, log_alpha, log_probs->dtype);
+    if (st == PT_OK)
+        st = scratch_alloc(&w, p.N, 2 * p.max_tl + 1, pt_dtype_itemsize(log_probs->dtype), true);
     if (st == PT_OK) st = pt_tensor_contiguous(grad, &g);
     if (st == PT_OK) st = pt_tensor_contiguous(nll, &n);
     if (st == PT_OK) st = pt_tensor_contiguous(log_alpha, &la);
     if (st == PT_OK) st = pt_tensor_empty(3, log_probs->sizes, log_probs->dtype,
                                           log_probs->device, &out);
-    const int64_t W = st == PT_OK ? la->sizes[2] : 0;
     if (st == PT_OK) {
-        beta = malloc((size_t)(p.N * 2 * W) * pt_dtype_itemsize(log_probs->dtype) + 1);
-        if (!beta) st = PT_ERROR(PT_ERR_MEMORY, "_ctc_loss_backward: out of memory");
-    }
-    if (st == PT_OK) {
-        job j = {&p, NULL, NULL, pt_tensor_data(g), pt_tensor_data(n), pt_tensor_data(la),
-                 pt_tensor_data(out), beta, W, zero_infinity};
+        job j = {&p, &w, PT_CPU_KERNELS(nn_ctc, pt_ctc_table), NULL, NULL, pt_tensor_data(g),
+                 pt_tensor_data(n), pt_tensor_data(la), pt_tensor_data(out), la->sizes[2],
+                 zero_infinity};
         pt_parallel_for(p.N, sample_grain(&p),
                         log_probs->dtype == PT_FLOAT64 ? backward_f8 : backward_f4, &j);
     }
-    free(beta);
+    scratch_free(&w);
     ctc_release(&p);
     if (g) pt_tensor_release(g);
     if (n) pt_tensor_release(n);
