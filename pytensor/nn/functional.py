@@ -14,11 +14,14 @@ csrc/kernels/nn/), whose derivatives are in csrc/ops/derivatives.yaml.
 
 from __future__ import annotations
 
-from . import _f_activation, _f_attention, _f_conv, _f_loss, _f_norm, _f_pool, _f_sample
-from . import _f_lrn, _f_mha
+from . import (
+    _f_activation, _f_attention, _f_conv, _f_ctc, _f_loss, _f_lrn, _f_mha, _f_norm, _f_pool,
+    _f_sample,
+)
 from ._f_activation import *  # noqa: F401,F403
 from ._f_attention import *  # noqa: F401,F403
 from ._f_conv import *  # noqa: F401,F403
+from ._f_ctc import *  # noqa: F401,F403
 from ._f_loss import *  # noqa: F401,F403
 from ._f_lrn import *  # noqa: F401,F403
 from ._f_mha import *  # noqa: F401,F403
@@ -26,5 +29,6 @@ from ._f_norm import *  # noqa: F401,F403
 from ._f_pool import *  # noqa: F401,F403
 from ._f_sample import *  # noqa: F401,F403
 
-__all__ = sorted(set(_f_activation.__all__ + _f_attention.__all__ + _f_conv.__all__ + _f_loss.__all__ + _f_norm.__all__
-                     + _f_pool.__all__ + _f_sample.__all__ + _f_lrn.__all__ + _f_mha.__all__))
+_FAMILIES = (_f_activation, _f_attention, _f_conv, _f_ctc, _f_loss, _f_lrn, _f_mha, _f_norm,
+             _f_pool, _f_sample)
+__all__ = sorted({name for family in _FAMILIES for name in family.__all__})

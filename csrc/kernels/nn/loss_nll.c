@@ -12,8 +12,9 @@
  * of a zero tensor shaped as the input (grad / total_weight for 'mean').
  *
  * Sums accumulate in double; without reduction the positions are split across OpenMP threads
- * above PT_GRAIN. float32 and float64 (torch's kernels also take bfloat16); targets are int64 or
- * uint8, as torch's.
+ * above PT_GRAIN. float32 and float64, and float16 and bfloat16 as torch's kernels take them:
+ * those are widened to float32 for the computation and the results rounded back once. Targets
+ * are int64 or uint8, as torch's.
  */
 #include <math.h>
 #include <string.h>
@@ -106,12 +107,29 @@ static pt_status plan_2d(nll *p, const pt_tensor *self, const pt_tensor *target)
 
 static pt_status check_float(const char *kname, int32_t dtype)
 {
-    if (dtype == PT_FLOAT32 || dtype == PT_FLOAT64) return PT_OK;
+    if (pt_is_floating(dtype)) return PT_OK;
     return PT_ERROR(PT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", kname,
                     pt_iter_type_name(dtype));
 }
 
-/* The operands as contiguous tensors: input (and weight) in the input's dtype, target in int64.
+/* The dtype the loops run in: float16 and bfloat16 are computed in float32. */
+static int32_t compute_dtype(int32_t dtype)
+{
+    return dtype == PT_FLOAT16 || dtype == PT_BFLOAT16 ? PT_FLOAT32 : dtype;
+}
+
+/* *t (owned) rounded to dtype when the loops ran in a wider one. */
+static pt_status narrow_to(pt_tensor **t, int32_t dtype)
+{
+    if ((*t)->dtype == dtype) return PT_OK;
+    pt_tensor *r = NULL;
+    PT_TRY(pt_tensor_to(*t, dtype, (*t)->device, 0, &r));
+    pt_tensor_release(*t);
+    *t = r;
+    return PT_OK;
+}
+
+/* The operands as contiguous tensors: input (and weight) in the compute dtype, target in int64.
  * Every target is checked against [0, C) unless it is ignore_index. */
 typedef struct operands {
     pt_tensor *x, *t, *w;
@@ -129,12 +147,16 @@ static pt_status operands_make(const nll *p, const pt_tensor *self, const pt_ten
 {
     memset(o, 0, sizeof *o);
     pt_tensor *tmp = NULL;
-    pt_status st = pt_tensor_contiguous(self, &o->x);
+    const int32_t dtype = compute_dtype(self->dtype);
+    pt_status st = pt_tensor_to(self, dtype, self->device, 0, &tmp);
+    if (st == PT_OK) st = pt_tensor_contiguous(tmp, &o->x);
+    if (tmp) pt_tensor_release(tmp);
+    tmp = NULL;
     if (st == PT_OK) st = pt_tensor_to(target, PT_INT64, target->device, 0, &tmp);
     if (st == PT_OK) st = pt_tensor_contiguous(tmp, &o->t);
     if (tmp) pt_tensor_release(tmp);
     tmp = NULL;
-    if (st == PT_OK && weight) st = pt_tensor_to(weight, self->dtype, weight->device, 0, &tmp);
+    if (st == PT_OK && weight) st = pt_tensor_to(weight, dtype, weight->device, 0, &tmp);
     if (st == PT_OK && weight) st = pt_tensor_contiguous(tmp, &o->w);
     if (tmp) pt_tensor_release(tmp);
     if (st == PT_OK) {
@@ -209,17 +231,18 @@ static pt_status forward(nll *p, const pt_tensor *self, const pt_tensor *target,
     operands o;
     PT_TRY(operands_make(p, self, target, weight, &o));
     pt_tensor *out = NULL, *total = NULL;
-    const bool f8 = self->dtype == PT_FLOAT64;
-    pt_status st = pt_tensor_empty(0, NULL, self->dtype, self->device, &total);
+    const int32_t dtype = compute_dtype(self->dtype);
+    const bool f8 = dtype == PT_FLOAT64;
+    pt_status st = pt_tensor_empty(0, NULL, dtype, self->device, &total);
     if (st != PT_OK) goto fail;
     if (p->reduction == PT_LOSS_NONE) {
-        st = pt_tensor_empty(p->out_nd, p->out_sizes, self->dtype, self->device, &out);
+        st = pt_tensor_empty(p->out_nd, p->out_sizes, dtype, self->device, &out);
         if (st != PT_OK) goto fail;
         fjob j = {p, &o, pt_tensor_data(out)};
         pt_parallel_for(p->n * p->s, PT_GRAIN, f8 ? unreduced_f8 : unreduced_f4, &j);
         store(total, 0);
     } else {
-        st = pt_tensor_empty(0, NULL, self->dtype, self->device, &out);
+        st = pt_tensor_empty(0, NULL, dtype, self->device, &out);
         if (st != PT_OK) goto fail;
         double sum, tw;
         if (f8) reduced_f8(p, &o, &sum, &tw);
@@ -227,6 +250,8 @@ static pt_status forward(nll *p, const pt_tensor *self, const pt_tensor *target,
         store(out, p->reduction == PT_LOSS_MEAN ? sum / tw : sum);
         store(total, tw);
     }
+    if ((st = narrow_to(&out, self->dtype)) != PT_OK) goto fail;
+    if ((st = narrow_to(&total, self->dtype)) != PT_OK) goto fail;
     operands_release(&o);
     *ret0 = out;
     *ret1 = total;
@@ -302,13 +327,14 @@ static pt_status backward(nll *p, const pt_tensor *grad_output, const pt_tensor 
     PT_TRY(operands_make(p, self, target, weight, &o));
     pt_tensor *out = NULL, *g = NULL;
     bjob j = {p, &o, NULL, 0, NULL};
-    pt_status st = pt_tensor_empty(self->ndim, self->sizes, self->dtype, self->device, &out);
+    const int32_t dtype = compute_dtype(self->dtype);
+    pt_status st = pt_tensor_empty(self->ndim, self->sizes, dtype, self->device, &out);
     if (st != PT_OK) goto done;
     memset(pt_tensor_data(out), 0, (size_t)(pt_tensor_numel(out) * pt_dtype_itemsize(out->dtype)));
     j.out = pt_tensor_data(out);
     if (p->reduction == PT_LOSS_NONE) {
         pt_tensor *tmp = NULL;
-        st = pt_tensor_to(grad_output, self->dtype, self->device, 0, &tmp);
+        st = pt_tensor_to(grad_output, dtype, self->device, 0, &tmp);
         if (st == PT_OK) st = pt_tensor_contiguous(tmp, &g);
         if (tmp) pt_tensor_release(tmp);
         if (st != PT_OK) goto done;
@@ -320,8 +346,8 @@ static pt_status backward(nll *p, const pt_tensor *grad_output, const pt_tensor 
             goto done;
         j.gs /= tw;
     }
-    pt_parallel_for(p->n * p->s, PT_GRAIN, self->dtype == PT_FLOAT64 ? backward_f8 : backward_f4,
-                    &j);
+    pt_parallel_for(p->n * p->s, PT_GRAIN, dtype == PT_FLOAT64 ? backward_f8 : backward_f4, &j);
+    st = narrow_to(&out, self->dtype);
 done:
     operands_release(&o);
     if (g) pt_tensor_release(g);

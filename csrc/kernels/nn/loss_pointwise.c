@@ -10,8 +10,10 @@
  * slots are added in order, so the reduced loss has the same bits whatever the thread count.
  * Blocks go to OpenMP threads above PT_GRAIN elements (Note [elementwise grain] in iter.h).
  *
- * Dtypes: float32 and float64. torch's CPU kernels also take float16 and bfloat16, which are
- * refused here (with the message torch gives for the types it refuses). The result dtype is
+ * Dtypes: float32 and float64, and float16 and bfloat16 as torch's CPU kernels take them: their
+ * operands are widened to float32, the loss computed (and summed, in double) there, and the
+ * result rounded back to the reduced dtype once. Other dtypes get the message torch gives for
+ * the types it refuses. The result dtype is
  * torch's: the promoted type of input and target for mse_loss and smooth_l1_loss (their kernels
  * run on a TensorIterator), the input's for the others; binary_cross_entropy requires a target
  * and weight of the input's dtype. A mean over no elements is nan, as torch's. The backward
@@ -101,7 +103,7 @@ static pt_status check_reduction(int64_t reduction)
 
 static pt_status check_dtype(const spec *s, int32_t dtype)
 {
-    if (dtype == PT_FLOAT32 || dtype == PT_FLOAT64) return PT_OK;
+    if (pt_is_floating(dtype)) return PT_OK;
     return PT_ERROR(PT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'", s->kname,
                     pt_iter_type_name(dtype));
 }
@@ -146,6 +148,24 @@ static pt_status plan(const call *c, int32_t *nd, int64_t *shape, int32_t *dtype
     return PT_OK;
 }
 
+/* The dtype the kernels run in: float16 and bfloat16 are computed in float32. */
+static int32_t compute_dtype(int32_t dtype)
+{
+    return dtype == PT_FLOAT16 || dtype == PT_BFLOAT16 ? PT_FLOAT32 : dtype;
+}
+
+/* r (owned) rounded to dtype when the kernels ran in a wider one. */
+static pt_status narrow_result(pt_tensor *r, int32_t dtype, pt_tensor **out)
+{
+    if (r->dtype == dtype) {
+        *out = r;
+        return PT_OK;
+    }
+    const pt_status st = pt_tensor_to(r, dtype, r->device, 0, out);
+    pt_tensor_release(r);
+    return st;
+}
+
 static pt_status scalar_grad(const pt_tensor *g, double *out)
 {
     pt_scalar v;
@@ -160,9 +180,10 @@ static pt_status run(const call *c, pt_tensor **out)
     for (int i = 0; i < NOPS; i++)
         if (c->ops[i]) PT_TRY(pt_iter_check_operand(c->ops[i], c->s->name, "operand"));
     PT_TRY(check_reduction(c->reduction));
-    int32_t nd, dtype;
+    int32_t nd, result_dtype;
     int64_t shape[PT_MAX_DIMS];
-    PT_TRY(plan(c, &nd, shape, &dtype));
+    PT_TRY(plan(c, &nd, shape, &result_dtype));
+    const int32_t dtype = compute_dtype(result_dtype);
     const bool reduce = c->reduction != PT_LOSS_NONE && !c->backward;
     int64_t n = 1;
     for (int32_t d = 0; d < nd; d++) n *= shape[d];
@@ -221,8 +242,7 @@ done:
         if (r) pt_tensor_release(r);
         return st;
     }
-    *out = r;
-    return PT_OK;
+    return narrow_result(r, result_dtype, out);
 }
 
 static pt_status forward(int32_t op, const pt_tensor *self, const pt_tensor *target,
@@ -303,9 +323,12 @@ pt_status pt_kernel_soft_margin_loss_backward(const pt_tensor *grad_output, cons
 /* torch checks the probabilities: a value outside [0, 1] (or nan) is an error, not garbage. */
 static pt_status check_probabilities(const pt_tensor *self)
 {
-    if (self->dtype != PT_FLOAT32 && self->dtype != PT_FLOAT64) return PT_OK;
-    pt_tensor *c = NULL;
-    PT_TRY(pt_tensor_contiguous(self, &c));
+    if (!pt_is_floating(self->dtype)) return PT_OK;
+    pt_tensor *c = NULL, *w = NULL;
+    PT_TRY(pt_tensor_to(self, compute_dtype(self->dtype), self->device, 0, &w));
+    const pt_status cst = pt_tensor_contiguous(w, &c);
+    pt_tensor_release(w);
+    if (cst != PT_OK) return cst;
     const int64_t n = pt_tensor_numel(c);
     bool ok = true;
     if (c->dtype == PT_FLOAT32) {
