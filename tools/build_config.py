@@ -46,6 +46,10 @@ KERNEL_FLAGS = ["-O3", "-fno-math-errno", "-fno-trapping-math"]
 # part of the installed module's behaviour, so a build leaves it out unless PYTENSOR_BUILD_DEBUG=1.
 # (The C tests keep theirs: they read CONFIG's flags, not these.)
 DEBUG_INFO_FLAGS = [] if os.environ.get("PYTENSOR_BUILD_DEBUG") == "1" else ["-g0"]
+# PYTENSOR_SANITIZE=1 instruments the core and the kernels (not cffi's wrappers) as the C tests'
+# SAN=1 build does, except that undefined behaviour is reported and execution goes on, so one run
+# of tools/san_tests.py lists every report (it fails the run when there is any).
+SANITIZE_FLAGS = ["-fsanitize=address,undefined", "-fno-omit-frame-pointer"]
 CPU_CAPABILITIES = {
     "default": ["-DPT_CPU_CAP_DEFAULT=1"],
     "avx2": ["-DPT_CPU_CAP_AVX2=1", "-mavx2", "-mfma", "-mf16c"],
@@ -164,6 +168,11 @@ def _detect() -> dict:
                 caps[name] = flags
                 cflags.append(f"-DPT_CPU_BUILD_{name.upper()}=1")
     notes.append("pytensor: CPU kernels compiled for " + ", ".join(caps))
+    if os.environ.get("PYTENSOR_SANITIZE", "") == "1":
+        cflags += SANITIZE_FLAGS
+        libs += SANITIZE_FLAGS[:1]
+        notes.append("pytensor: built with AddressSanitizer and UndefinedBehaviorSanitizer "
+                     "(PYTENSOR_SANITIZE=1; tools/san_tests.py runs pytest on such a build)")
     return {"cflags": cflags, "libs": libs, "has_blis": bool(blis), "has_onednn": bool(onednn),
             "has_openmp": "-fopenmp" in cflags, "notes": notes, "cpu_capabilities": caps}
 

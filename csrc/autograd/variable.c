@@ -262,11 +262,42 @@ typedef struct {
     pt_tensor *variable; /* the leaf, strong */
 } accumulate_node;
 
-static bool is_dense_owned(const pt_tensor *t)
+/* Note [gradient layout contract]
+ * As torch's AccumulateGrad: a leaf's first .grad has the leaf's strides when the leaf is dense
+ * and non-overlapping (a channels_last parameter gets a channels_last gradient; dims of size 1
+ * may differ), else row-major strides. An incoming gradient already laid out so, owned by nobody
+ * else, becomes .grad itself; any other is copied into that layout. */
+static bool obeys_layout_contract(const pt_tensor *g, const pt_tensor *leaf)
 {
-    return pt_tensor_refcount(t) == 1 && pt_storage_refcount(t->storage) == 1 &&
-           pt_tensor_is_contiguous(t, PT_MEMORY_FORMAT_CONTIGUOUS) && t->offset == 0 &&
-           !t->autograd;
+    if (!pt_strides_non_overlapping_and_dense(leaf->ndim, leaf->sizes, leaf->strides))
+        return pt_tensor_is_contiguous(g, PT_MEMORY_FORMAT_CONTIGUOUS);
+    for (int32_t d = 0; d < g->ndim; d++)
+        if (g->sizes[d] != 1 ? g->strides[d] != leaf->strides[d] : g->strides[d] == 0)
+            return false;
+    return true;
+}
+
+static bool stealable(const pt_tensor *g, const pt_tensor *leaf)
+{
+    return pt_tensor_refcount(g) == 1 && pt_storage_refcount(g->storage) == 1 && g->offset == 0 &&
+           !g->autograd && g->ndim == leaf->ndim && obeys_layout_contract(g, leaf);
+}
+
+/* A copy of g in the layout of Note [gradient layout contract]. */
+static pt_tensor *clone_obeying_contract(const pt_tensor *g, const pt_tensor *leaf)
+{
+    if (g->ndim != leaf->ndim ||
+        !pt_strides_non_overlapping_and_dense(leaf->ndim, leaf->sizes, leaf->strides))
+        return pt_call_clone(g, PT_MEMORY_FORMAT_CONTIGUOUS);
+    pt_tensor *c = NULL;
+    if (pt_tensor_empty_strided(leaf->ndim, leaf->sizes, leaf->strides, g->dtype, g->device,
+                                &c) != PT_OK)
+        return NULL;
+    if (pt_tensor_copy_(c, g) != PT_OK) {
+        pt_tensor_release(c);
+        return NULL;
+    }
+    return c;
 }
 
 /* Runs the hooks of `list` watching `index` on *grad, replacing it by what they return. */
@@ -304,12 +335,12 @@ static pt_status accumulate_apply(pt_node *self, pt_tensor *const *grads, pt_ten
         if (grad_mode) {
             m->grad = g; /* create_graph: the gradient keeps its history */
             g = NULL;
-        } else if (is_dense_owned(g)) {
+        } else if (stealable(g, leaf)) {
             m->grad = g;
             g = NULL;
         } else {
             uint64_t saved = pt_below_autograd_begin();
-            pt_tensor *c = pt_call_clone(g, PT_MEMORY_FORMAT_CONTIGUOUS);
+            pt_tensor *c = clone_obeying_contract(g, leaf);
             pt_below_autograd_end(saved);
             if (!c) st = PT_ERR_RUNTIME;
             m->grad = c;

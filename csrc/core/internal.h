@@ -212,6 +212,10 @@ pt_status pt_tensor_view_dtype(const pt_tensor *t, int32_t dtype, int32_t ndim,
 /* dst takes src's storage, dtype, sizes, strides and offset (Tensor.data = src); its autograd
  * metadata and version counter stay. */
 pt_status pt_tensor_shallow_copy_from(pt_tensor *dst, const pt_tensor *src);
+/* torch's is_non_overlapping_and_dense: some order of the dims is contiguous (dims of size 1 do
+ * not constrain it; a tensor without elements is). Negative strides are not dense. */
+bool pt_strides_non_overlapping_and_dense(int32_t ndim, const int64_t *sizes,
+                                          const int64_t *strides);
 /* Writes "[2, 3]" into buf for error messages (cut with "..." when longer than cap >= 8);
  * returns buf. */
 const char *pt_format_ints(char *buf, size_t cap, int32_t n, const int64_t *v);

@@ -401,6 +401,28 @@ int32_t pt_tensor_is_contiguous(const pt_tensor *t, int32_t memory_format)
     }
 }
 
+bool pt_strides_non_overlapping_and_dense(int32_t ndim, const int64_t *sizes,
+                                          const int64_t *strides)
+{
+    int32_t perm[PT_MAX_DIMS], n = 0;
+    for (int32_t d = 0; d < ndim; d++) {
+        if (sizes[d] == 0) return true;
+        if (sizes[d] > 1) perm[n++] = d;
+    }
+    for (int32_t i = 1; i < n; i++) /* insertion sort by stride: n is at most PT_MAX_DIMS */
+        for (int32_t j = i; j > 0 && strides[perm[j]] < strides[perm[j - 1]]; j--) {
+            int32_t tmp = perm[j];
+            perm[j] = perm[j - 1];
+            perm[j - 1] = tmp;
+        }
+    int64_t expected = 1;
+    for (int32_t i = 0; i < n; i++) {
+        if (strides[perm[i]] != expected) return false;
+        expected *= sizes[perm[i]];
+    }
+    return true;
+}
+
 /* ---------------------------------------------------------------- in-place metadata */
 /* Replaces t's metadata; sizes/strides may point into t itself, so they are copied before the
  * old block goes. */

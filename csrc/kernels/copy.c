@@ -53,29 +53,6 @@ static void extent(int32_t ndim, const int64_t *sizes, const int64_t *strides, i
     }
 }
 
-/* torch's is_non_overlapping_and_dense: some permutation of the dims is contiguous. Dims of size
- * 0 or 1 do not constrain it. */
-static bool non_overlapping_and_dense(int32_t ndim, const int64_t *sizes, const int64_t *strides)
-{
-    int32_t perm[PT_MAX_DIMS], n = 0;
-    for (int32_t d = 0; d < ndim; d++) {
-        if (sizes[d] == 0) return true;
-        if (sizes[d] > 1) perm[n++] = d;
-    }
-    for (int32_t i = 1; i < n; i++) /* insertion sort by stride: n is at most 64 */
-        for (int32_t j = i; j > 0 && strides[perm[j]] < strides[perm[j - 1]]; j--) {
-            int32_t tmp = perm[j];
-            perm[j] = perm[j - 1];
-            perm[j - 1] = tmp;
-        }
-    int64_t expected = 1;
-    for (int32_t i = 0; i < n; i++) {
-        if (strides[perm[i]] != expected) return false;
-        expected *= sizes[perm[i]];
-    }
-    return true;
-}
-
 /* torch's has_internal_overlap "YES" case: a broadcast (stride 0) dim of size > 1 in a tensor
  * that has elements. */
 static bool has_internal_overlap(const pt_tensor *t)
@@ -217,7 +194,8 @@ static pt_status copy_cpu(pt_tensor *dst, const pt_tensor *src, const int64_t *s
         pt_tensor_release(tmp);
         return st;
     }
-    if (same_layout && non_overlapping_and_dense(nd, dst->sizes, dst->strides) && dlo == 0) {
+    if (same_layout && dlo == 0 &&
+        pt_strides_non_overlapping_and_dense(nd, dst->sizes, dst->strides)) {
         parallel_memcpy(d, s, dst->numel * dsz);
         return PT_OK;
     }
@@ -276,7 +254,7 @@ static pt_status copy_staged(pt_tensor *dst, const pt_tensor *src)
     if (dst->device.type == PT_DEV_CPU) {
         st = copy_impl(dst, in.view, false);
     } else {
-        bool gaps = !non_overlapping_and_dense(dst->ndim, dst->sizes, dst->strides);
+        bool gaps = !pt_strides_non_overlapping_and_dense(dst->ndim, dst->sizes, dst->strides);
         st = stage_to_cpu(dst, gaps, &back);
         if (st == PT_OK) st = copy_impl(back.view, in.view, false);
         if (st == PT_OK)
@@ -427,7 +405,7 @@ static pt_status strides_for(const pt_tensor *t, int32_t memory_format, const ch
     const int64_t *sz = t->sizes;
     switch (memory_format) {
     case PT_MEMORY_FORMAT_PRESERVE: {
-        bool keep = non_overlapping_and_dense(nd, sz, t->strides);
+        bool keep = pt_strides_non_overlapping_and_dense(nd, sz, t->strides);
         for (int32_t d = 0; keep && d < nd; d++) keep = t->strides[d] >= 0;
         if (keep) {
             memcpy(strides, t->strides, sizeof(int64_t) * (size_t)nd);

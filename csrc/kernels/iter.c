@@ -102,26 +102,9 @@ pt_status pt_iter_check_operand(const pt_tensor *t, const char *op, const char *
 
 /* ---------------------------------------------------------------- memory overlap */
 
-/* torch's is_non_overlapping_and_dense: some order of the dims is contiguous. */
 static bool is_dense(const pt_tensor *t)
 {
-    int32_t perm[PT_MAX_DIMS], n = 0;
-    for (int32_t d = 0; d < t->ndim; d++) {
-        if (t->sizes[d] == 0) return true;
-        if (t->sizes[d] > 1) perm[n++] = d;
-    }
-    for (int32_t i = 1; i < n; i++) /* insertion sort by stride; n <= 64 */
-        for (int32_t j = i; j > 0 && t->strides[perm[j]] < t->strides[perm[j - 1]]; j--) {
-            int32_t tmp = perm[j];
-            perm[j] = perm[j - 1];
-            perm[j - 1] = tmp;
-        }
-    int64_t expected = 1;
-    for (int32_t i = 0; i < n; i++) {
-        if (t->strides[perm[i]] != expected) return false;
-        expected *= t->sizes[perm[i]];
-    }
-    return true;
+    return pt_strides_non_overlapping_and_dense(t->ndim, t->sizes, t->strides);
 }
 
 static bool same_view(const pt_tensor *x, const pt_tensor *y)

@@ -35,12 +35,27 @@ enum { LANES = 64 };
  * added up the tree. The rounding error grows with PAIR_BLOCK / LANES + log2(n / PAIR_BLOCK)
  * instead of n, as NumPy's pairwise summation does (its blocks are 128 elements in 8 lanes). */
 enum { PAIR_BLOCK = 2048 };
+/* A row shorter than LANES (the 49 elements of a 7x7 plane that a global average pool sums) is
+ * added in SHORT_LANES lanes: zeroing and folding 64 lanes cost more than the row itself. */
+enum { SHORT_LANES = 16 };
 
 /* ---------------------------------------------------------------- sums */
 
 #define PT_SUM_REAL(SUF, T)                                                                        \
+    static T sum_short_##SUF(const T *x, int64_t n)                                                \
+    {                                                                                              \
+        T a[SHORT_LANES] = {0};                                                                    \
+        int64_t i = 0;                                                                             \
+        for (; i + SHORT_LANES <= n; i += SHORT_LANES)                                             \
+            for (int j = 0; j < SHORT_LANES; j++) a[j] += x[i + j];                                \
+        for (int j = 0; i < n; i++, j++) a[j] += x[i];                                             \
+        for (int w = SHORT_LANES / 2; w > 0; w /= 2)                                               \
+            for (int j = 0; j < w; j++) a[j] += a[j + w];                                          \
+        return a[0];                                                                               \
+    }                                                                                              \
     static T sum_block_##SUF(const T *x, int64_t n)                                                \
     {                                                                                              \
+        if (n < LANES) return sum_short_##SUF(x, n);                                               \
         T a[LANES] = {0};                                                                          \
         int64_t i = 0;                                                                             \
         for (; i + LANES <= n; i += LANES)                                                         \
