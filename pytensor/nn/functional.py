@@ -14,14 +14,15 @@ csrc/kernels/nn/), whose derivatives are in csrc/ops/derivatives.yaml.
 
 from __future__ import annotations
 
-from . import _f_activation, _f_attention, _f_conv, _f_loss, _f_norm, _f_pool, _f_sample
+from . import _f_activation, _f_attention, _f_bag, _f_conv, _f_loss, _f_norm, _f_pool, _f_sample
 from ._f_activation import *  # noqa: F401,F403
 from ._f_attention import *  # noqa: F401,F403
+from ._f_bag import *  # noqa: F401,F403
 from ._f_conv import *  # noqa: F401,F403
 from ._f_loss import *  # noqa: F401,F403
 from ._f_norm import *  # noqa: F401,F403
 from ._f_pool import *  # noqa: F401,F403
 from ._f_sample import *  # noqa: F401,F403
 
-__all__ = sorted(set(_f_activation.__all__ + _f_attention.__all__ + _f_conv.__all__ + _f_loss.__all__ + _f_norm.__all__
+__all__ = sorted(set(_f_activation.__all__ + _f_attention.__all__ + _f_bag.__all__ + _f_conv.__all__ + _f_loss.__all__ + _f_norm.__all__
                      + _f_pool.__all__ + _f_sample.__all__))
