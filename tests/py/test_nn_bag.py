@@ -444,3 +444,20 @@ def test_two_dimensional_and_non_contiguous_match_torch():
         py.sum().backward()
         ty.sum().backward()
         np.testing.assert_allclose(_np(pw.grad), tw.grad.double().numpy(), rtol=1e-6, atol=1e-6)
+
+
+def test_mixed_index_dtypes_are_promoted():
+    """torch accepts int32 indices with int64 offsets and the reverse."""
+    w = pytensor.tensor(W)
+    i, o = pytensor.tensor(I8), pytensor.tensor([0, 4])
+    ref = F.embedding_bag(i, w, o).tolist()
+    assert F.embedding_bag(i.int(), w, o).tolist() == ref
+    assert F.embedding_bag(i, w, o.int()).tolist() == ref
+
+
+def test_second_derivative_is_refused_as_torch():
+    w = pytensor.tensor(W, requires_grad=True)
+    y = F.embedding_bag(pytensor.tensor(I8), w, pytensor.tensor([0, 4]), mode="sum")
+    g, = pytensor.autograd.grad((y ** 2).sum(), w, create_graph=True)
+    with pytest.raises(NotImplementedError, match="_embedding_bag_backward' is not implemented"):
+        g.sum().backward()

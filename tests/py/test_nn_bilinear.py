@@ -217,3 +217,9 @@ def test_pdist_messages_are_torchs(case):
     with pytest.raises(exc) as e:
         call(torch)
     assert str(e.value).startswith(msg), str(e.value)
+
+
+def test_meta_shapes():
+    m = [pytensor.empty(s, device="meta") for s in ((4, 3), (4, 5), (2, 3, 5), (2,))]
+    assert tuple(F.bilinear(*m).shape) == (4, 2)
+    assert tuple(pytensor._trilinear(m[0], m[2], m[1], [1, 3], [0], [1, 2], [2, 3]).shape) == (4, 2)
