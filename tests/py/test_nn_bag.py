@@ -461,3 +461,15 @@ def test_second_derivative_is_refused_as_torch():
     g, = pytensor.autograd.grad((y ** 2).sum(), w, create_graph=True)
     with pytest.raises(NotImplementedError, match="_embedding_bag_backward' is not implemented"):
         g.sum().backward()
+
+
+def test_max_keeps_the_first_of_equals_and_skips_later_nans_as_torch():
+    nan = float("nan")
+    w = pytensor.tensor([[1.0, 2.0], [nan, 0.0], [3.0, nan], [1.0, 2.0]])
+    one = pytensor.tensor([0])
+    out, _, _, mx = pytensor._embedding_bag(w, pytensor.tensor([0, 1, 2]), one, False, 2)
+    assert out.tolist() == [[3.0, 2.0]] and mx.tolist() == [[2, 0]]
+    out, _, _, mx = pytensor._embedding_bag(w, pytensor.tensor([1, 0]), one, False, 2)
+    assert np.isnan(out[0, 0].item()) and out[0, 1].item() == 2.0 and mx.tolist() == [[1, 0]]
+    out, _, _, mx = pytensor._embedding_bag(w, pytensor.tensor([0, 3]), one, False, 2)
+    assert out.tolist() == [[1.0, 2.0]] and mx.tolist() == [[0, 0]]
