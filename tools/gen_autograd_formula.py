@@ -166,6 +166,10 @@ HELPERS = {
                                                 ["T", "T", "I"], "T"),
     "log_softmax_double_backward_output": ("pt_ag_log_softmax_double_backward_output",
                                            ["T", "T", "I", "T"], "T"),
+
+    # nn: bag (csrc/autograd/functions_nn_bag.c)
+    "embedding_bag_backward": ("pt_ag_embedding_bag_backward",
+                               ["T", "T", "T", "T", "T", "T", "L", "B", "I", "B", "T?", "I"], "T"),
 }
 
 

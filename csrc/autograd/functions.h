@@ -312,4 +312,12 @@ pt_tensor *pt_ag_log_softmax_double_backward_output(const pt_tensor *grad,
                                                     const pt_tensor *grad_output, int64_t dim,
                                                     const pt_tensor *output);
 
+/* nn bag (functions_nn_bag.c): embedding_bag's weight gradient, with the table's row count */
+pt_tensor *pt_ag_embedding_bag_backward(const pt_tensor *grad, const pt_tensor *indices,
+                                        const pt_tensor *offsets, const pt_tensor *offset2bag,
+                                        const pt_tensor *bag_size, const pt_tensor *max_indices,
+                                        int32_t nsizes, const int64_t *weight_sizes,
+                                        int32_t scale_grad_by_freq, int64_t mode, int32_t sparse,
+                                        const pt_tensor *per_sample_weights, int64_t padding_idx);
+
 #endif

@@ -15,11 +15,12 @@ csrc/kernels/nn/), whose derivatives are in csrc/ops/derivatives.yaml.
 from __future__ import annotations
 
 from . import (
-    _f_activation, _f_attention, _f_conv, _f_ctc, _f_loss, _f_lrn, _f_mha, _f_norm, _f_pool,
-    _f_sample,
+    _f_activation, _f_attention, _f_bag, _f_conv, _f_ctc, _f_loss, _f_lrn, _f_mha, _f_norm,
+    _f_pool, _f_sample,
 )
 from ._f_activation import *  # noqa: F401,F403
 from ._f_attention import *  # noqa: F401,F403
+from ._f_bag import *  # noqa: F401,F403
 from ._f_conv import *  # noqa: F401,F403
 from ._f_ctc import *  # noqa: F401,F403
 from ._f_loss import *  # noqa: F401,F403
@@ -29,6 +30,6 @@ from ._f_norm import *  # noqa: F401,F403
 from ._f_pool import *  # noqa: F401,F403
 from ._f_sample import *  # noqa: F401,F403
 
-_FAMILIES = (_f_activation, _f_attention, _f_conv, _f_ctc, _f_loss, _f_lrn, _f_mha, _f_norm,
-             _f_pool, _f_sample)
+_FAMILIES = (_f_activation, _f_attention, _f_bag, _f_conv, _f_ctc, _f_loss, _f_lrn, _f_mha,
+             _f_norm, _f_pool, _f_sample)
 __all__ = sorted({name for family in _FAMILIES for name in family.__all__})
