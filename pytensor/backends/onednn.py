@@ -1,7 +1,8 @@
 """``pytensor.backends.onednn``: oneDNN (Debian's libdnnl), which runs float32 convolutions when the
-build found it, as ``torch.backends.mkldnn``.
+build found it, as ``torch.backends.mkldnn``. The library is loaded on its first use, not at
+import (Note [oneDNN loaded on first use] in csrc/kernels/nn/onednn.c).
 
-``is_available()`` says whether the build has it; ``enabled`` (default True) lets convolutions use
+``is_available()`` says whether the build has it and it loads (it loads it); ``enabled`` (default True) lets convolutions use
 it: False sends every convolution to pytensor's own im2col + GEMM path. ``flags(enabled=...)``
 sets it for a ``with`` block. ``conv_path(...)`` tells which path a convolution's pass takes
 (the choice per shape: Note [convolution paths] in csrc/kernels/nn/conv.c).
@@ -24,12 +25,14 @@ from .._C import _check, ffi, lib
 
 __all__ = ["is_available", "enabled", "flags", "conv_path"]
 
-_PATHS = {0: "none", 1: "gemm", 2: "onednn"}
+_PATHS = {0: "none", 1: "gemm", 2: "onednn", 3: "depthwise"}
 _PASSES = {"forward": 0, "backward_data": 1, "backward_weight": 2}
 
 
 def is_available() -> bool:
-    """Whether pytensor was built with oneDNN."""
+    """Whether pytensor was built with oneDNN and the library loads (loading it now if no
+    convolution has yet); the config key ``onednn_loaded`` of ``pytensor._C._init_report()`` then
+    says what was loaded, or why it could not be."""
     return bool(lib.pt_onednn_is_available())
 
 
@@ -52,9 +55,10 @@ def conv_path(input, weight, stride: int | Sequence[int] = 1, padding: int | Seq
               dilation: int | Sequence[int] = 1, transposed: bool = False,
               output_padding: int | Sequence[int] = 0, groups: int = 1,
               pass_: str = "forward") -> str:
-    """'onednn', 'gemm' or 'none' (no work): the path that ``pass_`` ('forward',
-    'backward_data', 'backward_weight') of ``convolution(input, weight, ...)`` takes. input must
-    be batched; only its and weight's sizes and dtype are read."""
+    """'onednn', 'gemm', 'depthwise' (the direct depthwise loops) or 'none' (no work): the path
+    that ``pass_`` ('forward', 'backward_data', 'backward_weight') of ``convolution(input,
+    weight, ...)`` takes. input must be batched; only its and weight's sizes and dtype are
+    read."""
     dims = weight.dim() - 2
     if pass_ not in _PASSES:
         raise ValueError(f"conv_path: pass_ must be one of {sorted(_PASSES)}, got {pass_!r}")

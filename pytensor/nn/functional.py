@@ -15,6 +15,7 @@ csrc/kernels/nn/), whose derivatives are in csrc/ops/derivatives.yaml.
 from __future__ import annotations
 
 from . import _f_activation, _f_attention, _f_conv, _f_loss, _f_norm, _f_pool, _f_sample
+from . import grad  # noqa: F401  (torch.nn.functional.grad is the module torch.nn.grad)
 from ._f_activation import *  # noqa: F401,F403
 from ._f_attention import *  # noqa: F401,F403
 from ._f_conv import *  # noqa: F401,F403
