@@ -17,6 +17,7 @@ sets it for a ``with`` block. ``conv_path(...)`` tells which path a convolution'
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 import types
 from typing import Iterator, Sequence
@@ -73,7 +74,9 @@ def conv_path(input, weight, stride: int | Sequence[int] = 1, padding: int | Seq
 class _Module(types.ModuleType):
     @property
     def enabled(self) -> bool:
-        return bool(lib.pt_onednn_enabled()) or (not is_available() and _wanted[0])
+        # the switch as set; where oneDNN cannot serve (not built, or it failed to load), the
+        # value last set (PYTENSOR_ONEDNN=0 at start-up sets False), as torch.backends.mkldnn's
+        return bool(lib.pt_onednn_enabled()) if is_available() else _wanted[0]
 
     @enabled.setter
     def enabled(self, value: bool) -> None:
@@ -81,5 +84,5 @@ class _Module(types.ModuleType):
         lib.pt_onednn_set_enabled(int(bool(value)))
 
 
-_wanted = [True]
+_wanted = [os.environ.get("PYTENSOR_ONEDNN", "") != "0"]
 sys.modules[__name__].__class__ = _Module

@@ -247,10 +247,11 @@ def test_enabled_flag_round_trips():
         onednn.enabled = False
         assert onednn.enabled is False
         onednn.enabled = True
-        assert onednn.enabled is onednn.is_available()
+        assert onednn.enabled is True
     finally:
         onednn.enabled = was
-    assert pytensor.has_onednn == onednn.is_available()
+    # available: built with it and it loads (Note [oneDNN loaded on first use])
+    assert pytensor.has_onednn or not onednn.is_available()
 
 
 def test_unbatched_input_gives_unbatched_output(path):

@@ -46,7 +46,9 @@ static int onednn_on = 1;
  * (once, under pthread_once, so threads that race to it wait for one load). The config key
  * "onednn" says it was found at build time; "onednn_loaded" appears after the load and says
  * whether it succeeded, with the loader's reason when not. A library that fails to load (absent,
- * or missing an entry point) serves nothing: every convolution takes the GEMM path.
+ * or missing an entry point) serves nothing: every convolution takes the GEMM path. The variable
+ * PYTENSOR_ONEDNN_LIBRARY names another file to load instead (a test runs the no-oneDNN paths of a
+ * build that has it by naming one that does not exist).
  */
 #define ONEDNN_STR_(x) #x
 #define ONEDNN_STR(x) ONEDNN_STR_(x)
@@ -85,8 +87,10 @@ static bool loaded;
 
 static void load(void)
 {
-    char line[256];
-    void *lib = dlopen(ONEDNN_SONAME, RTLD_NOW | RTLD_LOCAL);
+    char line[320];
+    const char *name = getenv("PYTENSOR_ONEDNN_LIBRARY");
+    if (!name || !*name) name = ONEDNN_SONAME;
+    void *lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
     const char *missing = NULL;
     if (lib) {
 #define ONEDNN_LOOKUP(name)                                                                      \
@@ -103,12 +107,12 @@ static void load(void)
     if (lib && !missing) {
         const dnnl_version_t *v = api.version();
         snprintf(line, sizeof line, "oneDNN %d.%d.%d (%s), %s runtime", v->major, v->minor,
-                 v->patch, ONEDNN_SONAME,
+                 v->patch, name,
                  v->cpu_runtime == DNNL_RUNTIME_OMP ? "OpenMP" : "not OpenMP");
         loaded = true;
     } else if (lib) {
-        snprintf(line, sizeof line, "no: %s lacks %s (convolutions take the GEMM path)",
-                 ONEDNN_SONAME, missing);
+        snprintf(line, sizeof line, "no: %s lacks %s (convolutions take the GEMM path)", name,
+                 missing);
         dlclose(lib);
     } else {
         const char *why = dlerror();
