@@ -4,8 +4,9 @@ pytensor is faster) and their geometric mean.
 
 Rows are grouped by family (ROWS below: a family is a list of Row; add norms, pools, ... as new
 lists). The conv family is conv2d forward + backward (input and weight gradients) at batch 32 on
-ResNet-18's stage shapes (3x3, stride 1 inside a stage, stride 2 entering it) and a depthwise
-3x3; its FLOPs are the three passes' 2 * multiply-adds.
+ResNet-18's stage shapes (3x3, stride 1 inside a stage, stride 2 entering it) and depthwise 3x3
+shapes (MobileNet's), each contiguous (NCHW) and channels-last (nhwc rows: input, weight and
+output gradient in channels_last); its FLOPs are the three passes' 2 * multiply-adds.
 
     python3 benchmarks/bench_nn.py [--threads 1] [--batch 32] [--reps 3] [--family conv]
                                    [--path auto|gemm] [--filter 56]
@@ -52,15 +53,22 @@ def _best(fn, reps: int) -> float:
 # ---------------------------------------------------------------- conv
 
 def conv_row(name: str, batch: int, cin: int, cout: int, size: int, k: int, stride: int,
-             groups: int = 1) -> Row:
+             groups: int = 1, nhwc: bool = False) -> Row:
     pad = k // 2
 
     def make(lib, F):
-        x = lib.randn(batch, cin, size, size, requires_grad=True)
-        w = lib.randn(cout, cin // groups, k, k, requires_grad=True)
+        x = lib.randn(batch, cin, size, size)
+        w = lib.randn(cout, cin // groups, k, k)
+        if nhwc:
+            x = x.contiguous(memory_format=lib.channels_last)
+            w = w.contiguous(memory_format=lib.channels_last)
+        x.requires_grad_(True)
+        w.requires_grad_(True)
         with lib.no_grad():
             y0 = F.conv2d(x, w, stride=stride, padding=pad, groups=groups)
         gy = lib.randn(*y0.shape)
+        if nhwc:
+            gy = gy.contiguous(memory_format=lib.channels_last)
         macs = y0.numel() * (cin // groups) * k * k
 
         def step():
@@ -72,12 +80,17 @@ def conv_row(name: str, batch: int, cin: int, cout: int, size: int, k: int, stri
 
 def conv_rows(batch: int) -> list:
     rows = []
-    for c, s in ((64, 56), (128, 28), (256, 14), (512, 7)):
-        rows.append(conv_row(f"conv2d {c}ch {s}x{s} 3x3 s1", batch, c, c, s, 3, 1))
-    for c, s in ((64, 56), (128, 28), (256, 14)):
-        rows.append(conv_row(f"conv2d {c}->{2 * c}ch {s}x{s} 3x3 s2", batch, c, 2 * c, s, 3, 2))
-    rows.append(conv_row("conv2d depthwise 128ch 28x28 3x3", batch, 128, 128, 28, 3, 1,
-                         groups=128))
+    for nhwc in (False, True):
+        tag = " nhwc" if nhwc else ""
+        for c, s in ((64, 56), (128, 28), (256, 14), (512, 7)):
+            rows.append(conv_row(f"conv2d{tag} {c}ch {s}x{s} 3x3 s1", batch, c, c, s, 3, 1,
+                                 nhwc=nhwc))
+        for c, s in ((64, 56), (128, 28), (256, 14)):
+            rows.append(conv_row(f"conv2d{tag} {c}->{2 * c}ch {s}x{s} 3x3 s2", batch, c, 2 * c, s,
+                                 3, 2, nhwc=nhwc))
+        for c, s, st in ((128, 28, 1), (256, 14, 1), (256, 14, 2), (32, 112, 1)):
+            rows.append(conv_row(f"conv2d{tag} depthwise {c}ch {s}x{s} 3x3 s{st}", batch, c, c, s,
+                                 3, st, groups=c, nhwc=nhwc))
     return rows
 
 

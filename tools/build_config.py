@@ -7,7 +7,8 @@ probe compiles and links a tiny program, so a header without its library (or the
 as absent. BLIS is looked for by pkg-config first, then at the compiler's standard paths (where
 Debian's libblis-dev puts blis.h and libblis.so), then in the multiarch blis-* folders. oneDNN
 (Debian's libdnnl-dev: dnnl.h, libdnnl.so) is looked for by pkg-config, then at the standard
-paths; convolutions use it when found (PYTENSOR_ONEDNN=0 builds without it).
+paths; convolutions use it when found (PYTENSOR_ONEDNN=0 builds without it). The module does not
+link it: it records its SONAME and dlopens it on the first convolution that wants it.
 """
 from __future__ import annotations
 
@@ -26,6 +27,25 @@ int main(void) { return bli_info_get_version_str() == 0; }
 ONEDNN_PROBE = r"""
 #include <dnnl.h>
 int main(void) { return dnnl_version()->major < 2; }
+"""
+# The file name the dynamic linker loads for -ldnnl (its SONAME, libdnnl.so.2), which the module
+# dlopens on its first oneDNN convolution instead of linking it (Note [oneDNN loaded on first use]
+# in csrc/kernels/nn/onednn.c).
+ONEDNN_SONAME_PROBE = r"""
+#define _GNU_SOURCE
+#include <dnnl.h>
+#include <link.h>
+#include <stdio.h>
+#include <string.h>
+static int one(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size; (void)data;
+    const char *base = strrchr(info->dlpi_name, '/');
+    base = base ? base + 1 : info->dlpi_name;
+    if (strncmp(base, "libdnnl", 7) == 0) { puts(base); return 1; }
+    return 0;
+}
+int main(void) { return dnnl_version()->major < 2 || !dl_iterate_phdr(one, NULL); }
 """
 AVX512_PROBE = r"""
 #include <immintrin.h>
@@ -78,6 +98,22 @@ def _links(source: str, cflags: list[str], libs: list[str]) -> bool:
             return False
 
 
+def _run_output(source: str, cflags: list[str], libs: list[str]) -> str | None:
+    """What the program prints when it compiles, links and runs with status 0, else None."""
+    with tempfile.TemporaryDirectory() as tmp:
+        src, exe = os.path.join(tmp, "probe.c"), os.path.join(tmp, "probe")
+        with open(src, "w") as f:
+            f.write(source)
+        try:
+            if subprocess.run([_compiler(), src, "-o", exe, *cflags, *libs, "-lm"],
+                              capture_output=True, timeout=60).returncode:
+                return None
+            run = subprocess.run([exe], capture_output=True, text=True, timeout=60)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        return run.stdout.strip() if run.returncode == 0 else None
+
+
 def _pkg_config(name: str) -> tuple[list[str], list[str]] | None:
     if not shutil.which("pkg-config"):
         return None
@@ -108,7 +144,9 @@ def _find_blis() -> tuple[list[str], list[str], str] | None:
     return None
 
 
-def _find_onednn() -> tuple[list[str], list[str], str] | None:
+def _find_onednn() -> tuple[list[str], list[str], str, str] | None:
+    """cflags, the libs that replace -ldnnl (dlopen's, and a run path to the library's folder),
+    where it was found and the SONAME to load."""
     candidates = []
     found = _pkg_config("dnnl")
     if found:
@@ -116,7 +154,11 @@ def _find_onednn() -> tuple[list[str], list[str], str] | None:
     candidates.append(([], ["-ldnnl"], "standard paths"))
     for cflags, libs, where in candidates:
         if _links(ONEDNN_PROBE, cflags, libs):
-            return cflags, libs, where
+            soname = _run_output(ONEDNN_SONAME_PROBE, cflags, libs)
+            if not soname or not all(c.isalnum() or c in "._-+" for c in soname):
+                continue
+            dirs = [f[2:] for f in libs if f.startswith("-L")]
+            return (cflags, [f"-Wl,-rpath,{d}" for d in dirs] + ["-ldl"], where, soname)
     return None
 
 
@@ -147,9 +189,9 @@ def _detect() -> dict:
     disable_onednn = os.environ.get("PYTENSOR_ONEDNN", "") == "0"
     onednn = None if disable_onednn else _find_onednn()
     if onednn:
-        cflags += ["-DPT_HAVE_ONEDNN=1", *onednn[0]]
+        cflags += ["-DPT_HAVE_ONEDNN=1", f"-DPT_ONEDNN_SONAME={onednn[3]}", *onednn[0]]
         libs += onednn[1]
-        notes.append(f"pytensor: oneDNN found ({onednn[2]})")
+        notes.append(f"pytensor: oneDNN found ({onednn[2]}; {onednn[3]}, loaded on first use)")
     else:
         why = ("PYTENSOR_ONEDNN=0" if disable_onednn
                else "install libdnnl-dev for oneDNN convolutions")

@@ -125,6 +125,11 @@ class KernelGen:
                     out.append(f"        ag_st = pt_ag_copy_sizes_list({cn}, {arr}, "
                                f"&ag_n->{fname}n, &ag_n->{fname}nd, &ag_n->{fname});")
                     out.append("        if (ag_st != PT_OK) goto fail;")
+                elif attr == "sizes" and kind == "L?":
+                    out.append(f"        ag_st = {cn} ? pt_ag_copy_ints(pt_tensor_ndim({cn}), "
+                               f"pt_tensor_sizes({cn}), &ag_n->{fname}len, &ag_n->{fname}) : "
+                               f"pt_ag_copy_ints(-1, NULL, &ag_n->{fname}len, &ag_n->{fname});")
+                    out.append("        if (ag_st != PT_OK) goto fail;")
                 elif attr == "sizes":
                     out.append(f"        ag_st = pt_ag_copy_ints(pt_tensor_ndim({cn}), "
                                f"pt_tensor_sizes({cn}), &ag_n->{fname}len, &ag_n->{fname});")

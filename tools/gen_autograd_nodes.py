@@ -73,6 +73,8 @@ class NodeGen(KernelGen):
                         raise DeclarationError(f"{d.entry.name}: {name}: a tensor list has sizes()"
                                                " only")
                     kind = "LL"
+                elif self.args[arg].type.shape == "?" and attr == "sizes":
+                    kind = "L?"  # an optional tensor's sizes: None (length -1) when it is None
                 self.fields.append((kind, f"{arg}_{attr}", (arg, attr)))
             elif name in self.args:
                 self.fields.append((_schema_kind(self.args[name]), _cname(name) + "_", name))
@@ -135,8 +137,8 @@ class NodeGen(KernelGen):
             if isinstance(src, tuple) and name == f"{src[0]}.{src[1]}()":
                 if kind == "LL":
                     return Val("LL", f"n->{fname}n, n->{fname}nd, n->{fname}")
-                if kind == "L":
-                    return Val("L", f"n->{fname}len, n->{fname}")
+                if kind in ("L", "L?"):
+                    return Val(kind, f"n->{fname}len, n->{fname}")
                 return Val(kind, f"n->{fname}")
             if src == name:
                 f = f"n->{fname}"
@@ -328,7 +330,7 @@ class NodeGen(KernelGen):
             pyname = (f"result{src}" if src else "result") if kind == "R" else (
                 f"{src[0]}_sym_{src[1].replace('()', '')}" if isinstance(src, tuple) else src)
             if isinstance(src, tuple) and src[1] == "sizes":
-                pyname = f"{src[0]}_sym_sizes"
+                pyname = f"{src[0]}_sym_sizes" + ("_opt" if kind == "L?" else "")
             if kind == "R" and self.nret == 1:
                 pyname = "result"
             out.append(f"    if (strcmp(name, \"{pyname}\") == 0) {{")

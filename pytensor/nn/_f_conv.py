@@ -1,6 +1,6 @@
 """pytensor.nn.functional: convolutions, conv_transpose, unfold and fold.
 
-conv1d ... conv_transpose3d are the operators themselves (``pytensor.conv2d`` is
+conv1d ... conv_transpose3d and conv_tbc are the operators themselves (``pytensor.conv2d`` is
 ``F.conv2d``, as in torch): compositions of ``convolution`` (csrc/kernels/nn/conv_composite.c),
 whose kernels run on oneDNN or on im2col + GEMM (``pytensor.backends.onednn``). unfold and fold
 are im2col and col2im (``pytensor._C._nn``) with their pairs expanded.
@@ -19,7 +19,7 @@ from .. import _C
 import pytensor as _pt
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
-           "conv_transpose3d", "unfold", "fold"]
+           "conv_transpose3d", "conv_tbc", "unfold", "fold"]
 
 conv1d = _pt.conv1d
 conv2d = _pt.conv2d
@@ -27,6 +27,7 @@ conv3d = _pt.conv3d
 conv_transpose1d = _pt.conv_transpose1d
 conv_transpose2d = _pt.conv_transpose2d
 conv_transpose3d = _pt.conv_transpose3d
+conv_tbc = _pt.conv_tbc
 
 
 def _pair(v) -> list:

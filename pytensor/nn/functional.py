@@ -18,6 +18,7 @@ from . import (
     _f_activation, _f_attention, _f_bag, _f_conv, _f_ctc, _f_loss, _f_lrn, _f_mha, _f_norm,
     _f_pool, _f_sample,
 )
+from . import grad  # noqa: F401  (torch.nn.functional.grad is the module torch.nn.grad)
 from ._f_activation import *  # noqa: F401,F403
 from ._f_attention import *  # noqa: F401,F403
 from ._f_bag import *  # noqa: F401,F403

@@ -233,8 +233,8 @@ def test_paths_are_visible_and_switchable():
     assert onednn.conv_path(pytensor.empty(0, 3, 8, 8), w) == "none"
     if onednn.is_available():
         assert onednn.conv_path(pytensor.empty(2, 8, 5, 5), pytensor.empty(4, 8, 1, 1)) == "gemm"
+    if onednn.is_available() and onednn.enabled:  # (PYTENSOR_ONEDNN=0 turns it off)
         assert onednn.conv_path(x, w) == "onednn"
-    if onednn.is_available():
         assert onednn.conv_path(pytensor.empty(32, 64, 56, 56), pytensor.empty(64, 64, 3, 3),
                                 padding=1) == "onednn"
     with pytest.raises(ValueError, match="pass_"):
@@ -247,10 +247,11 @@ def test_enabled_flag_round_trips():
         onednn.enabled = False
         assert onednn.enabled is False
         onednn.enabled = True
-        assert onednn.enabled is onednn.is_available()
+        assert onednn.enabled is True
     finally:
         onednn.enabled = was
-    assert pytensor.has_onednn == onednn.is_available()
+    # available: built with it and it loads (Note [oneDNN loaded on first use])
+    assert pytensor.has_onednn or not onednn.is_available()
 
 
 def test_unbatched_input_gives_unbatched_output(path):

@@ -244,6 +244,7 @@ pt_status pt_conv_path_of(const pt_tensor *input, const pt_tensor *weight, int32
     pt_conv_geom g;
     pt_conv_geom_of(input->sizes, weight->sizes, input->dtype, dims, stride, padding, dilation,
                     transposed != 0, output_padding, groups, &g);
+    g.cl = pt_conv_wants_cl(input, weight) && pt_conv_path_takes_cl(&g, pass);
     *path = pt_conv_path(&g, pass);
     return PT_OK;
 }

@@ -88,10 +88,51 @@ typedef struct conv_job {
     pt_status st;
 } conv_job;
 
+/* Note [channels-last products]
+ * Channels-last buffers (g->cl) run the transposed products on the same buffers: per image and
+ * group, with col (L x K) from pt_conv_vol2col_cl and the image's rows of Cin or Cout channels,
+ *   forward          y[L, Cout/G]  = col[L, K] @ w^T[K, Cout/G]       (rows of y Cout apart)
+ *   backward data    col[L, K]     = gy[L, Cout/G] @ w[Cout/G, K]     gx += col2vol_cl(col)
+ *   backward weight  gw[Cout/G, K] += gy^T[Cout/G, L] @ col[L, K]
+ * so no operand is converted; a pointwise problem's col is the image itself (rows Cin apart). */
+static pt_status image_cl(conv_job *j, int64_t i, char *col, char *gw, bool first)
+{
+    const pt_conv_geom *g = j->g;
+    const int64_t it = j->item, K = j->taps, L = j->lout;
+    const char *x_img = j->pass == PT_CONV_BACKWARD_DATA ? NULL : j->a + i * j->lin * g->cin * it;
+    const char *gy_img = j->pass == PT_CONV_FORWARD ? NULL
+                         : j->pass == PT_CONV_BACKWARD_DATA ? j->a + i * L * g->cout * it
+                                                            : j->b + i * L * g->cout * it;
+    char *y_img = j->pass == PT_CONV_FORWARD ? j->out + i * L * g->cout * it : NULL;
+    char *gx_img = j->pass == PT_CONV_BACKWARD_DATA ? j->out + i * j->lin * g->cin * it : NULL;
+    if (gx_img && !j->pointwise) memset(gx_img, 0, (size_t)(g->cin * j->lin * it));
+    for (int64_t grp = 0; grp < g->groups; grp++) {
+        const char *w = j->pass == PT_CONV_BACKWARD_WEIGHT ? NULL
+                                                           : j->b + grp * j->cout_g * K * it;
+        const int64_t cx = grp * j->cin_g * it, cy = grp * j->cout_g * it;
+        if (j->pass == PT_CONV_FORWARD) {
+            if (!j->pointwise) pt_conv_vol2col_cl(g, x_img + cx, j->cin_g, col);
+            PT_TRY(gemm(g, j->gemm_threads, L, j->cout_g, K, j->pointwise ? x_img + cx : col,
+                        j->pointwise ? g->cin : K, 1, w, 1, K, y_img + cy, g->cout, false));
+        } else if (j->pass == PT_CONV_BACKWARD_DATA) {
+            PT_TRY(gemm(g, j->gemm_threads, L, K, j->cout_g, gy_img + cy, g->cout, 1, w, K, 1,
+                        j->pointwise ? gx_img + cx : col, j->pointwise ? g->cin : K, false));
+            if (!j->pointwise) pt_conv_col2vol_cl(g, col, j->cin_g, gx_img + cx);
+        } else {
+            if (!j->pointwise) pt_conv_vol2col_cl(g, x_img + cx, j->cin_g, col);
+            PT_TRY(gemm(g, j->gemm_threads, j->cout_g, K, L, gy_img + cy, 1, g->cout,
+                        j->pointwise ? x_img + cx : col, j->pointwise ? g->cin : K, 1,
+                        gw + grp * j->cout_g * K * it, K, !first));
+        }
+    }
+    return PT_OK;
+}
+
 static pt_status image_forward(conv_job *j, int64_t i, char *col)
 {
     const pt_conv_geom *g = j->g;
     const int64_t it = j->item;
+    if (g->cl) return image_cl(j, i, col, NULL, false);
     for (int64_t grp = 0; grp < g->groups; grp++) {
         const char *x = j->a + (i * g->cin + grp * j->cin_g) * j->lin * it;
         const char *w = j->b + grp * j->cout_g * j->taps * it;
@@ -107,6 +148,7 @@ static pt_status image_backward_data(conv_job *j, int64_t i, char *col)
 {
     const pt_conv_geom *g = j->g;
     const int64_t it = j->item;
+    if (g->cl) return image_cl(j, i, col, NULL, false);
     char *gx_img = j->out + i * g->cin * j->lin * it;
     if (!j->pointwise) memset(gx_img, 0, (size_t)(g->cin * j->lin * it));
     for (int64_t grp = 0; grp < g->groups; grp++) {
@@ -125,6 +167,7 @@ static pt_status image_backward_weight(conv_job *j, int64_t i, char *col, char *
 {
     const pt_conv_geom *g = j->g;
     const int64_t it = j->item;
+    if (g->cl) return image_cl(j, i, col, gw, first);
     for (int64_t grp = 0; grp < g->groups; grp++) {
         const char *x = j->a + (i * g->cin + grp * j->cin_g) * j->lin * it;
         const char *gy = j->b + (i * g->cout + grp * j->cout_g) * j->lout * it;

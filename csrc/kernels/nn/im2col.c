@@ -101,6 +101,71 @@ void pt_conv_col2vol(const pt_conv_geom *g, const void *col, int64_t nc, void *x
     else col2vol_f64(g, col, nc, x);
 }
 
+/* Note [channels-last columns]
+ * For channels-last buffers (x: in0 x in1 x in2 x C) the columns matrix is transposed: row j is
+ * one output position (od, oh, ow), column one (kd, kh, kw, channel) tap, channel fastest, so a
+ * tap's nc channels are one run of consecutive input elements (copied whole, or zeros where the
+ * tap falls in the padding), and the matrix row matches a channels-last weight's row
+ * (Cout, kd, kh, kw, Cin/G). x points at the group's first channel; a pixel's channels are
+ * g->cin apart. col2vol_cl walks the same order and adds. */
+#define UNFOLD_CL(SUF, T)                                                                          \
+    static void vol2col_cl_##SUF(const pt_conv_geom *g, const T *x, int64_t nc, T *col)            \
+    {                                                                                              \
+        const int64_t id = g->in[0], ih = g->in[1], iw = g->in[2], C = g->cin;                     \
+        for (int64_t d = 0; d < g->out[0]; d++)                                                    \
+            for (int64_t h = 0; h < g->out[1]; h++)                                                \
+                for (int64_t w = 0; w < g->out[2]; w++)                                            \
+                    for (int64_t kd = 0; kd < g->k[0]; kd++) {                                     \
+                        const int64_t z = d * g->stride[0] - g->pad[0] + kd * g->dil[0];           \
+                        for (int64_t kh = 0; kh < g->k[1]; kh++) {                                 \
+                            const int64_t y = h * g->stride[1] - g->pad[1] + kh * g->dil[1];       \
+                            for (int64_t kw = 0; kw < g->k[2]; kw++, col += nc) {                  \
+                                const int64_t v = w * g->stride[2] - g->pad[2] + kw * g->dil[2];   \
+                                if (z < 0 || z >= id || y < 0 || y >= ih || v < 0 || v >= iw) {    \
+                                    memset(col, 0, (size_t)nc * sizeof(T));                        \
+                                    continue;                                                      \
+                                }                                                                  \
+                                memcpy(col, x + ((z * ih + y) * iw + v) * C,                       \
+                                       (size_t)nc * sizeof(T));                                    \
+                            }                                                                      \
+                        }                                                                          \
+                    }                                                                              \
+    }                                                                                              \
+    static void col2vol_cl_##SUF(const pt_conv_geom *g, const T *col, int64_t nc, T *x)            \
+    {                                                                                              \
+        const int64_t id = g->in[0], ih = g->in[1], iw = g->in[2], C = g->cin;                     \
+        for (int64_t d = 0; d < g->out[0]; d++)                                                    \
+            for (int64_t h = 0; h < g->out[1]; h++)                                                \
+                for (int64_t w = 0; w < g->out[2]; w++)                                            \
+                    for (int64_t kd = 0; kd < g->k[0]; kd++) {                                     \
+                        const int64_t z = d * g->stride[0] - g->pad[0] + kd * g->dil[0];           \
+                        for (int64_t kh = 0; kh < g->k[1]; kh++) {                                 \
+                            const int64_t y = h * g->stride[1] - g->pad[1] + kh * g->dil[1];       \
+                            for (int64_t kw = 0; kw < g->k[2]; kw++, col += nc) {                  \
+                                const int64_t v = w * g->stride[2] - g->pad[2] + kw * g->dil[2];   \
+                                if (z < 0 || z >= id || y < 0 || y >= ih || v < 0 || v >= iw)      \
+                                    continue;                                                      \
+                                T *px = x + ((z * ih + y) * iw + v) * C;                           \
+                                for (int64_t c = 0; c < nc; c++) px[c] += col[c];                  \
+                            }                                                                      \
+                        }                                                                          \
+                    }                                                                              \
+    }
+UNFOLD_CL(f32, float)
+UNFOLD_CL(f64, double)
+
+void pt_conv_vol2col_cl(const pt_conv_geom *g, const void *x, int64_t nc, void *col)
+{
+    if (g->dtype == PT_FLOAT32) vol2col_cl_f32(g, x, nc, col);
+    else vol2col_cl_f64(g, x, nc, col);
+}
+
+void pt_conv_col2vol_cl(const pt_conv_geom *g, const void *col, int64_t nc, void *x)
+{
+    if (g->dtype == PT_FLOAT32) col2vol_cl_f32(g, col, nc, x);
+    else col2vol_cl_f64(g, col, nc, x);
+}
+
 /* ---------------------------------------------------------------- im2col and col2im */
 
 /* torch's checks of the four pairs (im2col_shape_check's wording). */
