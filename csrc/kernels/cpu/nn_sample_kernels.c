@@ -381,9 +381,13 @@ enum { PAD_ZEROS = 0, PAD_BORDER = 1, PAD_REFLECTION = 2 };
                 cubic_coeffs_grad_##SUF(dy, iy - fy);                                              \
             }                                                                                      \
             int64_t off[4][4];                                                                     \
+            T wdx[4][4], wdy[4][4]; /* the tap's weight differentiated along x and y */            \
             for (int i = 0; i < 4; i++)                                                            \
-                for (int j = 0; j < 4; j++)                                                        \
+                for (int j = 0; j < 4; j++) {                                                      \
                     off[i][j] = tap_##SUF(a, (int64_t)fx - 1 + j, (int64_t)fy - 1 + i);            \
+                    wdx[i][j] = dx[j] * cy[i];                                                     \
+                    wdy[i][j] = dy[i] * cx[j];                                                     \
+                }                                                                                  \
             for (int64_t c = 0; c < C; c++) {                                                      \
                 const T *p = in + c * cs;                                                          \
                 if (!gout) {                                                                       \
@@ -398,13 +402,15 @@ enum { PAD_ZEROS = 0, PAD_BORDER = 1, PAD_REFLECTION = 2 };
                     continue;                                                                      \
                 }                                                                                  \
                 const T g = gout[c * gos];                                                         \
+                T sx = 0, sy = 0;                                                                  \
                 for (int i = 0; i < 4; i++)                                                        \
                     for (int j = 0; j < 4; j++) {                                                  \
-                        if (off[i][j] < 0) continue;                                               \
-                        const T v = p[off[i][j]];                                                  \
-                        gix -= v * dx[j] * cy[i] * g;                                              \
-                        giy -= v * dy[i] * cx[j] * g;                                              \
+                        const T v = off[i][j] >= 0 ? p[off[i][j]] : 0;                             \
+                        sx += v * wdx[i][j];                                                       \
+                        sy += v * wdy[i][j];                                                       \
                     }                                                                              \
+                gix -= sx * g;                                                                     \
+                giy -= sy * g;                                                                     \
             }                                                                                      \
             if (gin) {                                                                             \
                 for (int i = 0; i < 4; i++)                                                        \
