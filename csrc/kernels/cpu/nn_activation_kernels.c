@@ -135,8 +135,9 @@ enum { MAX_OPS = 5 };
 /* ---------------------------------------------------------------- forward */
 #define ELU(T, A)                                                                                  \
     {                                                                                              \
-        const T x = A(T, 1);                                                                       \
-        A(T, 0) = x <= 0 ? M_EXPM1(x * p2) * p0 : x * p1;                                          \
+        /* float32 computes e for every x (a select the loop vectorizes, not a branch) */         \
+        const T x = A(T, 1), e = (sizeof(T) == 4 || x <= 0) ? M_EXPM1(x * p2) * p0 : (T)0;        \
+        A(T, 0) = x <= 0 ? e : x * p1;                                                             \
     }
 ACT_LOOP(elu, 2, ELU)
 
@@ -150,7 +151,8 @@ ACT_LOOP(leaky_relu, 2, LEAKY_RELU)
 #define SOFTPLUS(T, A)                                                                             \
     {                                                                                              \
         const T x = A(T, 1), bx = x * p0;                                                          \
-        A(T, 0) = bx > p1 ? x : M_LOG1P(M_EXP(bx)) / p0;                                           \
+        const T sp = (sizeof(T) == 4 || !(bx > p1)) ? M_LOG1P(M_EXP(bx)) / p0 : (T)0;              \
+        A(T, 0) = bx > p1 ? x : sp;                                                                \
     }
 ACT_LOOP(softplus, 2, SOFTPLUS)
 
