@@ -1,5 +1,7 @@
 """pytensor.nn.functional: pad, interpolate (and the deprecated upsample, upsample_nearest,
-upsample_bilinear), grid_sample, affine_grid, pixel_shuffle, pixel_unshuffle, channel_shuffle.
+upsample_bilinear), grid_sample, affine_grid, pixel_shuffle, pixel_unshuffle, channel_shuffle,
+native_channel_shuffle; GRID_SAMPLE_INTERPOLATION_MODES and GRID_SAMPLE_PADDING_MODES, the enums
+grid_sample passes to the grid_sampler operator.
 
 As in torch, these functions only check their arguments and choose an operator; padding,
 interpolation and sampling run in the operators' C kernels (csrc/kernels/nn/pad.c, upsample.c,
@@ -22,7 +24,8 @@ from typing import Optional, Sequence
 from .._C import _nn
 
 __all__ = ["pad", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear",
-           "grid_sample", "affine_grid", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle"]
+           "grid_sample", "affine_grid", "pixel_shuffle", "pixel_unshuffle", "channel_shuffle",
+           "native_channel_shuffle", "GRID_SAMPLE_INTERPOLATION_MODES", "GRID_SAMPLE_PADDING_MODES"]
 
 _GRID_ALIGN_WARNING = (
     "Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. "
@@ -194,8 +197,10 @@ def upsample_bilinear(input, size=None, scale_factor=None):
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 
-_GRID_MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
-_GRID_PADDING = {"zeros": 0, "border": 1, "reflection": 2}
+GRID_SAMPLE_INTERPOLATION_MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
+_GRID_MODES = GRID_SAMPLE_INTERPOLATION_MODES
+GRID_SAMPLE_PADDING_MODES = {"zeros": 0, "border": 1, "reflection": 2}
+_GRID_PADDING = GRID_SAMPLE_PADDING_MODES
 
 
 def grid_sample(input, grid, mode: str = "bilinear", padding_mode: str = "zeros",
@@ -286,3 +291,14 @@ def channel_shuffle(input, groups: int):
     [0.0, 2.0, 1.0, 3.0]
     """
     return _top().channel_shuffle(input, groups)
+
+
+def native_channel_shuffle(input, groups: int):
+    """The ``native_channel_shuffle`` operator: :func:`channel_shuffle`'s rearrangement of the
+    channels (dim 1) into ``groups`` interleaved groups, as one view-and-copy.
+
+    >>> import pytensor
+    >>> native_channel_shuffle(pytensor.arange(4.0).reshape(1, 4, 1), 2).reshape(-1).tolist()
+    [0.0, 2.0, 1.0, 3.0]
+    """
+    return _top().native_channel_shuffle(input, groups)

@@ -237,6 +237,15 @@ UPSAMPLE_KERNELS(f8, double)
 
 /* ---------------------------------------------------------------- grid sampling */
 
+/* Note [bilinear grid backward]
+ * The 2-d bilinear backward of a batch first tabulates each point's corner weights and the
+ * offset of its top-left corner in a channel plane padded by two zeros on every side; a corner
+ * pair wholly outside the input is moved onto that border (its reads are zeros, its writes are
+ * dropped), so every point reads and writes its four corners unconditionally. Each channel then
+ * copies its input plane into the padded one and sweeps the points twice: the grid gradient's
+ * sums (gathers only, which the compiler vectorizes) and the input gradient's scatter-adds into
+ * a padded accumulator, whose interior is the channel's grad_input. The sums run in grid_point's
+ * order, with the zeros it uses for the corners outside, so the results are the same. */
 enum { MODE_BILINEAR = 0, MODE_NEAREST = 1, MODE_BICUBIC = 2 };
 enum { PAD_ZEROS = 0, PAD_BORDER = 1, PAD_REFLECTION = 2 };
 
@@ -372,9 +381,13 @@ enum { PAD_ZEROS = 0, PAD_BORDER = 1, PAD_REFLECTION = 2 };
                 cubic_coeffs_grad_##SUF(dy, iy - fy);                                              \
             }                                                                                      \
             int64_t off[4][4];                                                                     \
+            T wdx[4][4], wdy[4][4]; /* the tap's weight differentiated along x and y */            \
             for (int i = 0; i < 4; i++)                                                            \
-                for (int j = 0; j < 4; j++)                                                        \
+                for (int j = 0; j < 4; j++) {                                                      \
                     off[i][j] = tap_##SUF(a, (int64_t)fx - 1 + j, (int64_t)fy - 1 + i);            \
+                    wdx[i][j] = dx[j] * cy[i];                                                     \
+                    wdy[i][j] = dy[i] * cx[j];                                                     \
+                }                                                                                  \
             for (int64_t c = 0; c < C; c++) {                                                      \
                 const T *p = in + c * cs;                                                          \
                 if (!gout) {                                                                       \
@@ -389,13 +402,15 @@ enum { PAD_ZEROS = 0, PAD_BORDER = 1, PAD_REFLECTION = 2 };
                     continue;                                                                      \
                 }                                                                                  \
                 const T g = gout[c * gos];                                                         \
+                T sx = 0, sy = 0;                                                                  \
                 for (int i = 0; i < 4; i++)                                                        \
                     for (int j = 0; j < 4; j++) {                                                  \
-                        if (off[i][j] < 0) continue;                                               \
-                        const T v = p[off[i][j]];                                                  \
-                        gix -= v * dx[j] * cy[i] * g;                                              \
-                        giy -= v * dy[i] * cx[j] * g;                                              \
+                        const T v = off[i][j] >= 0 ? p[off[i][j]] : 0;                             \
+                        sx += v * wdx[i][j];                                                       \
+                        sy += v * wdy[i][j];                                                       \
                     }                                                                              \
+                gix -= sx * g;                                                                     \
+                giy -= sy * g;                                                                     \
             }                                                                                      \
             if (gin) {                                                                             \
                 for (int i = 0; i < 4; i++)                                                        \
@@ -503,21 +518,29 @@ enum { PAD_ZEROS = 0, PAD_BORDER = 1, PAD_REFLECTION = 2 };
                 w[k][1] = v[k] - f[k];                                                             \
             }                                                                                      \
             int64_t off[8], goff[8];                                                               \
-            T wt[8];                                                                               \
-            int ok[8];                                                                             \
+            T wt[8], dw[3][8];                                                                     \
+            int ok[8], all = 1;                                                                    \
             for (int k = 0; k < 8; k++) {                                                          \
                 const int dz = k >> 2, dy = (k >> 1) & 1, dx = k & 1;                              \
                 const int64_t x = (int64_t)f[0] + dx, y = (int64_t)f[1] + dy;                      \
                 const int64_t z = (int64_t)f[2] + dz;                                              \
                 ok[k] = inside_##SUF(x, y, W, H) && z >= 0 && z < D;                               \
-                off[k] = z * a->in_s[2] + y * a->in_s[3] + x * a->in_s[4];                         \
+                all &= ok[k];                                                                      \
+                off[k] = ok[k] ? z * a->in_s[2] + y * a->in_s[3] + x * a->in_s[4] : 0;             \
                 goff[k] = z * a->gin_s[2] + y * a->gin_s[3] + x * a->gin_s[4];                     \
                 wt[k] = w[0][dx] * w[1][dy] * w[2][dz];                                            \
+                /* the corner's weight differentiated along x, y, z */                             \
+                dw[0][k] = (dx ? 1 : -1) * w[1][dy] * w[2][dz];                                    \
+                dw[1][k] = (dy ? 1 : -1) * w[0][dx] * w[2][dz];                                    \
+                dw[2][k] = (dz ? 1 : -1) * w[0][dx] * w[1][dy];                                    \
             }                                                                                      \
             for (int64_t c = 0; c < C; c++) {                                                      \
                 const T *p = in + c * cs;                                                          \
                 T val[8];                                                                          \
-                for (int k = 0; k < 8; k++) val[k] = ok[k] ? p[off[k]] : 0;                        \
+                if (all)                                                                           \
+                    for (int k = 0; k < 8; k++) val[k] = p[off[k]];                                \
+                else                                                                               \
+                    for (int k = 0; k < 8; k++) val[k] = ok[k] ? p[off[k]] : 0;                    \
                 if (!gout) {                                                                       \
                     T acc = 0;                                                                     \
                     for (int k = 0; k < 8; k++) acc += val[k] * wt[k];                             \
@@ -525,14 +548,22 @@ enum { PAD_ZEROS = 0, PAD_BORDER = 1, PAD_REFLECTION = 2 };
                     continue;                                                                      \
                 }                                                                                  \
                 const T g = gout[c * gos];                                                         \
+                T sx = 0, sy = 0, sz = 0;                                                          \
                 for (int k = 0; k < 8; k++) {                                                      \
-                    const int dz = k >> 2, dy = (k >> 1) & 1, dx = k & 1;                          \
-                    const T sx = dx ? 1 : -1, sy = dy ? 1 : -1, sz = dz ? 1 : -1;                  \
-                    gi[0] += val[k] * sx * w[1][dy] * w[2][dz] * g;                                \
-                    gi[1] += val[k] * sy * w[0][dx] * w[2][dz] * g;                                \
-                    gi[2] += val[k] * sz * w[0][dx] * w[1][dy] * g;                                \
-                    if (gin && ok[k]) gin[c * gs + goff[k]] += wt[k] * g;                          \
+                    sx += val[k] * dw[0][k];                                                       \
+                    sy += val[k] * dw[1][k];                                                       \
+                    sz += val[k] * dw[2][k];                                                       \
                 }                                                                                  \
+                gi[0] += sx * g;                                                                   \
+                gi[1] += sy * g;                                                                   \
+                gi[2] += sz * g;                                                                   \
+                if (!gin) continue;                                                                \
+                T *r = gin + c * gs;                                                               \
+                if (all)                                                                           \
+                    for (int k = 0; k < 8; k++) r[goff[k]] += wt[k] * g;                           \
+                else                                                                               \
+                    for (int k = 0; k < 8; k++)                                                    \
+                        if (ok[k]) r[goff[k]] += wt[k] * g;                                        \
             }                                                                                      \
         }                                                                                          \
         if (gout && a->grad_grid) {                                                                \
@@ -552,74 +583,88 @@ enum { PAD_ZEROS = 0, PAD_BORDER = 1, PAD_REFLECTION = 2 };
                 grid_point_##SUF(a, u / (OH * OW), u / OW % OH, u % OW, NULL);                     \
         }                                                                                          \
     }                                                                                              \
-    /* The bilinear 2-d backward of batch n, channels outermost: each point's corners and          \
-     * weights are computed once, then every channel sweeps the points, so that a channel's reads  \
-     * and adds stay within its plane (the per-point order walks all planes for each point). The   \
-     * sums run in the same order as grid_point's, so the results are the same. 0: no memory       \
-     * for the point table (the caller falls back to grid_point). */                               \
-    typedef struct bpoint_##SUF {                                                                  \
-        int64_t in, gin, go;                                                                       \
-        T e, w, s, n, mx, my, gx, gy;                                                              \
-        int m;                                                                                     \
-    } bpoint_##SUF;                                                                                \
+    /* The bilinear 2-d backward of batch n (Note [bilinear grid backward]). 0: no memory for the  \
+     * tables (the caller falls back to grid_point). */                                            \
     static int grid_bwd_bilinear2d_##SUF(const pt_grid_args *a, int64_t n)                         \
     {                                                                                              \
         const int64_t OH = a->out_size[1], OW = a->out_size[2], P = OH * OW;                       \
-        const int64_t W = a->in_size[2], H = a->in_size[1];                                        \
-        bpoint_##SUF *pts = malloc(sizeof *pts * (size_t)(P ? P : 1));                             \
-        if (!pts) return 0;                                                                        \
+        const int64_t W = a->in_size[2], H = a->in_size[1], WP = W + 4, HP = H + 4;                \
+        if (HP * WP > INT32_MAX - 8 || P <= 0) return 0;                                           \
+        const size_t np = (size_t)P;                                                               \
+        int32_t *base = malloc(sizeof *base * np);                                                 \
+        T *tab = malloc(sizeof *tab * (np * 13 + (size_t)(2 * HP * WP)));                          \
+        if (!base || !tab) {                                                                       \
+            free(base);                                                                            \
+            free(tab);                                                                             \
+            return 0;                                                                              \
+        }                                                                                          \
+        T *te = tab, *tw = te + np, *ts = tw + np, *tn = ts + np, *wnw = tn + np, *wne = wnw + np; \
+        T *wsw = wne + np, *wse = wsw + np, *mx = wse + np, *my = mx + np, *gx = my + np;          \
+        T *gy = gx + np, *gb = gy + np, *pl = gb + np, *rp = pl + HP * WP;                         \
         const T *grid = (const T *)a->grid + n * a->grid_s[0];                                     \
         for (int64_t p = 0; p < P; p++) {                                                          \
-            const int64_t oh = p / OW, ow = p % OW;                                                \
-            const T *gp = grid + oh * a->grid_s[1] + ow * a->grid_s[2];                            \
-            bpoint_##SUF *q = &pts[p];                                                             \
-            const T ix = source_##SUF(gp[0], W, a->padding, a->align_corners, &q->mx);             \
-            const T iy = source_##SUF(gp[a->grid_s[3]], H, a->padding, a->align_corners, &q->my);  \
+            const T *gp = grid + p / OW * a->grid_s[1] + p % OW * a->grid_s[2];                    \
+            const T ix = source_##SUF(gp[0], W, a->padding, a->align_corners, &mx[p]);             \
+            const T iy = source_##SUF(gp[a->grid_s[3]], H, a->padding, a->align_corners, &my[p]); \
             const T fx = FLOOR(ix), fy = FLOOR(iy);                                                \
-            const int64_t x0 = (int64_t)fx, y0 = (int64_t)fy;                                      \
-            q->e = (T)(x0 + 1) - ix;                                                               \
-            q->w = ix - fx;                                                                        \
-            q->s = (T)(y0 + 1) - iy;                                                               \
-            q->n = iy - fy;                                                                        \
-            q->m = inside_##SUF(x0, y0, W, H) | inside_##SUF(x0 + 1, y0, W, H) << 1 |              \
-                   inside_##SUF(x0, y0 + 1, W, H) << 2 | inside_##SUF(x0 + 1, y0 + 1, W, H) << 3;  \
-            q->in = y0 * a->in_s[2] + x0 * a->in_s[3];                                             \
-            q->gin = y0 * a->gin_s[2] + x0 * a->gin_s[3];                                          \
-            q->go = oh * a->gout_s[2] + ow * a->gout_s[3];                                         \
-            q->gx = q->gy = 0;                                                                     \
+            /* a corner pair wholly outside reads (and writes) the zero border */                  \
+            const T cx = fx < -2 ? -2 : fx > (T)W ? (T)W : fx;                                     \
+            const T cy = fy < -2 ? -2 : fy > (T)H ? (T)H : fy;                                     \
+            const int64_t x0 = cx == cx ? (int64_t)cx : -2, y0 = cy == cy ? (int64_t)cy : -2;      \
+            te[p] = (T)((int64_t)fx + 1) - ix;                                                     \
+            tw[p] = ix - fx;                                                                       \
+            ts[p] = (T)((int64_t)fy + 1) - iy;                                                     \
+            tn[p] = iy - fy;                                                                       \
+            wnw[p] = te[p] * ts[p];                                                                \
+            wne[p] = tw[p] * ts[p];                                                                \
+            wsw[p] = te[p] * tn[p];                                                                \
+            wse[p] = tw[p] * tn[p];                                                                \
+            base[p] = (int32_t)((y0 + 2) * WP + x0 + 2);                                           \
+            gx[p] = gy[p] = 0;                                                                     \
         }                                                                                          \
         const T *in = (const T *)a->input + n * a->in_s[0];                                        \
         const T *gout = (const T *)a->grad_output + n * a->gout_s[0];                              \
         T *gin = a->grad_input ? (T *)a->grad_input + n * a->gin_s[0] : NULL;                      \
         const int64_t sy = a->in_s[2], sx = a->in_s[3], ry = a->gin_s[2], rx = a->gin_s[3];        \
+        memset(pl, 0, sizeof *pl * (size_t)(HP * WP));                                             \
         for (int64_t c = 0; c < a->c; c++) {                                                       \
             const T *ic = in + c * a->in_s[1], *gc = gout + c * a->gout_s[1];                      \
-            T *rc = gin ? gin + c * a->gin_s[1] : NULL;                                            \
-            for (int64_t p = 0; p < P; p++) {                                                      \
-                bpoint_##SUF *q = &pts[p];                                                         \
-                const T *v = ic + q->in;                                                           \
-                const int m = q->m;                                                                \
-                const T vnw = m & 1 ? v[0] : 0, vne = m & 2 ? v[sx] : 0;                           \
-                const T vsw = m & 4 ? v[sy] : 0, vse = m & 8 ? v[sy + sx] : 0;                     \
-                const T g = gc[q->go];                                                             \
-                q->gx += (-vnw * q->s + vne * q->s - vsw * q->n + vse * q->n) * g;                 \
-                q->gy += (-vnw * q->e - vne * q->w + vsw * q->e + vse * q->w) * g;                 \
-                if (!rc) continue;                                                                 \
-                T *r = rc + q->gin;                                                                \
-                if (m & 1) r[0] += q->e * q->s * g;                                                \
-                if (m & 2) r[rx] += q->w * q->s * g;                                               \
-                if (m & 4) r[ry] += q->e * q->n * g;                                               \
-                if (m & 8) r[ry + rx] += q->w * q->n * g;                                          \
+            for (int64_t oh = 0; oh < OH; oh++)                                                    \
+                for (int64_t ow = 0; ow < OW; ow++)                                                \
+                    gb[oh * OW + ow] = gc[oh * a->gout_s[2] + ow * a->gout_s[3]];                  \
+            if (a->grad_grid) {                                                                    \
+                for (int64_t h = 0; h < H; h++)                                                    \
+                    for (int64_t w = 0; w < W; w++) pl[(h + 2) * WP + w + 2] = ic[h * sy + w * sx];\
+                for (int64_t p = 0; p < P; p++) {                                                  \
+                    const T *v = pl + base[p];                                                     \
+                    const T vnw = v[0], vne = v[1], vsw = v[WP], vse = v[WP + 1], g = gb[p];       \
+                    gx[p] += (-vnw * ts[p] + vne * ts[p] - vsw * tn[p] + vse * tn[p]) * g;         \
+                    gy[p] += (-vnw * te[p] - vne * tw[p] + vsw * te[p] + vse * tw[p]) * g;         \
+                }                                                                                  \
             }                                                                                      \
+            if (!gin) continue;                                                                    \
+            memset(rp, 0, sizeof *rp * (size_t)(HP * WP));                                         \
+            for (int64_t p = 0; p < P; p++) {                                                      \
+                T *r = rp + base[p];                                                               \
+                const T g = gb[p];                                                                 \
+                r[0] += wnw[p] * g;                                                                \
+                r[1] += wne[p] * g;                                                                \
+                r[WP] += wsw[p] * g;                                                               \
+                r[WP + 1] += wse[p] * g;                                                           \
+            }                                                                                      \
+            T *rc = gin + c * a->gin_s[1];                                                         \
+            for (int64_t h = 0; h < H; h++)                                                        \
+                for (int64_t w = 0; w < W; w++) rc[h * ry + w * rx] = rp[(h + 2) * WP + w + 2];    \
         }                                                                                          \
         if (a->grad_grid)                                                                          \
             for (int64_t p = 0; p < P; p++) {                                                      \
                 T *gg = (T *)a->grad_grid + n * a->ggrid_s[0] + p / OW * a->ggrid_s[1] +           \
                         p % OW * a->ggrid_s[2];                                                    \
-                gg[0] = pts[p].mx * pts[p].gx;                                                     \
-                gg[a->ggrid_s[3]] = pts[p].my * pts[p].gy;                                         \
+                gg[0] = mx[p] * gx[p];                                                             \
+                gg[a->ggrid_s[3]] = my[p] * gy[p];                                                 \
             }                                                                                      \
-        free(pts);                                                                                 \
+        free(base);                                                                                \
+        free(tab);                                                                                 \
         return 1;                                                                                  \
     }                                                                                              \
     static void grid_bwd_##SUF(const pt_grid_args *a, int64_t begin, int64_t end)                  \

@@ -209,7 +209,7 @@ UNARY_LOOP(log1p_f4, float, float, pt_vlog1pf(x))
 UNARY_LOOP(log2_f4, float, float, pt_vlog2f(x))
 MAP_LOOP(sigmoid_f4, pt_map_sigmoidf)
 MAP_LOOP(silu_f4, pt_map_siluf)
-UNARY_LOOP(gelu_f4, float, float, 0.5f * x * (1.0f + pt_verff(x * 0.70710678118654752f)))
+MAP_LOOP(gelu_f4, pt_map_geluf)
 MAP_LOOP(gelu_tanh_f4, pt_map_gelu_tanhf)
 
 /* float64: libm. */

@@ -1,7 +1,7 @@
 /* vec_math_simd.h - array forms of the float-arithmetic kernels of vec_math.h (exp, sigmoid,
  * tanh and what is built from them): y[i] = f(x[i]) over contiguous float arrays, written with
  * intrinsics in the AVX-512 and AVX2 builds and as loops over vec_math.h's functions in the
- * default one.
+ * default one. erf and gelu (pt_simd_erf: vec_math.h's pt_verff_fast) are built on exp here.
  *
  * Note [vector exp]
  * The portable C of vec_math.h vectorizes, but without fused multiply-adds (ISO C does not
@@ -156,6 +156,37 @@ static inline pt_vf pt_simd_gelu_tanh(pt_vf x)
     return VF_MUL(VF_MUL(VF_SET1(0.5f), x), VF_ADD(VF_SET1(1.0f), pt_simd_tanh(inner)));
 }
 
+/* erf: vec_math.h's pt_verff_fast with FMAs (both pieces evaluated, then chosen by |x|; a nan
+ * passes the clamp of |x| and both pieces). */
+static inline pt_vf pt_simd_erf(pt_vf x)
+{
+    const pt_vf a = VF_ABS(x), s = VF_MUL(x, x);
+    pt_vf q = VF_SET1(-5.990988840e-4f);
+    q = VF_FMA(q, s, VF_SET1(4.993212214e-3f));
+    q = VF_FMA(q, s, VF_SET1(-2.676664378e-2f));
+    q = VF_FMA(q, s, VF_SET1(1.128181721e-1f));
+    q = VF_FMA(q, s, VF_SET1(-3.761249385e-1f));
+    q = VF_FMA(q, s, VF_SET1(1.283791496e-1f));
+    const pt_vf small = VF_FMA(x, q, x);
+    const pt_vf t = VF_MIN(VF_SET1(3.925f), a);
+    pt_vf p = VF_SET1(1.947348430e-4f);
+    p = VF_FMA(p, t, VF_SET1(-3.031603957e-3f));
+    p = VF_FMA(p, t, VF_SET1(2.218141095e-2f));
+    p = VF_FMA(p, t, VF_SET1(-1.038389313e-1f));
+    p = VF_FMA(p, t, VF_SET1(-6.372857306e-1f));
+    p = VF_FMA(p, t, VF_SET1(-1.127615474e+0f));
+    p = VF_FMA(p, t, VF_SET1(-2.099102631e-4f));
+    const pt_vf large = VF_WITH_SIGN(VF_SUB(VF_SET1(1.0f), pt_simd_exp(p)), x);
+    return VF_SELECT_LT(a, VF_SET1(0.921875f), small, large);
+}
+
+/* x Phi(x) = x (1 + erf(x / sqrt 2)) / 2 */
+static inline pt_vf pt_simd_gelu(pt_vf x)
+{
+    const pt_vf e = pt_simd_erf(VF_MUL(x, VF_SET1(0.70710678118654752f)));
+    return VF_MUL(VF_MUL(VF_SET1(0.5f), x), VF_ADD(VF_SET1(1.0f), e));
+}
+
 /* y[i] = F(x[i] - shift) for i < n; y may be x. */
 #if defined(__AVX512F__)
 #define PT_SIMD_MAP(NAME, F)                                                                       \
@@ -199,6 +230,11 @@ static inline float pt_simd_gelu_tanh(float x)
 {
     return 0.5f * x * (1.0f + pt_vtanhf(0.79788456080286536f * (x + 0.044715f * x * x * x)));
 }
+#define pt_simd_erf pt_verff_fast
+static inline float pt_simd_gelu(float x)
+{
+    return 0.5f * x * (1.0f + pt_verff_fast(x * 0.70710678118654752f));
+}
 #endif
 
 PT_SIMD_MAP(pt_map_expf, pt_simd_exp)
@@ -206,5 +242,6 @@ PT_SIMD_MAP(pt_map_sigmoidf, pt_simd_sigmoid)
 PT_SIMD_MAP(pt_map_tanhf, pt_simd_tanh)
 PT_SIMD_MAP(pt_map_siluf, pt_simd_silu)
 PT_SIMD_MAP(pt_map_gelu_tanhf, pt_simd_gelu_tanh)
+PT_SIMD_MAP(pt_map_geluf, pt_simd_gelu)
 
 #endif

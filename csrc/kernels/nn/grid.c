@@ -81,7 +81,7 @@ static pt_status check_nd(int32_t nd, const pt_tensor *input, const pt_tensor *g
         return PT_ERROR(PT_ERR_RUNTIME, "grid_sampler(): unknown padding mode %lld",
                         (long long)padding);
     const int32_t dt = input->dtype;
-    if (dt != PT_FLOAT32 && dt != PT_FLOAT64)
+    if (dt != PT_FLOAT32 && dt != PT_FLOAT64 && !pt_sample_is_half(dt))
         return PT_ERROR(PT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'",
                         nd == 2 ? "grid_sampler_2d_cpu_kernel_impl" : "grid_sampler3d_cpu",
                         pt_iter_type_name(dt));
@@ -143,6 +143,17 @@ static pt_status sampler_forward(int32_t nd, const pt_tensor *input, const pt_te
                                  pt_tensor **ret)
 {
     PT_TRY(check_nd(nd, input, grid, mode, padding));
+    if (pt_sample_is_half(input->dtype)) { /* Note [reduced precision sampling] */
+        pt_tensor *fi, *fg, *r = NULL;
+        PT_TRY(pt_sample_upcast(input, &fi));
+        pt_status st = pt_sample_upcast(grid, &fg);
+        if (st == PT_OK) {
+            st = sampler_forward(nd, fi, fg, mode, padding, align_corners, &r);
+            pt_tensor_release(fg);
+        }
+        pt_tensor_release(fi);
+        return pt_sample_downcast(st, r, input->dtype, ret);
+    }
     int64_t sizes[2 + PT_SAMPLE_MAX_DIMS] = {input->sizes[0], input->sizes[1]};
     int64_t points = sizes[0];
     for (int32_t d = 0; d < nd; d++) {
@@ -188,6 +199,26 @@ static pt_status sampler_backward(int32_t nd, const pt_tensor *grad_output,
     if (output_mask_len != 2)
         return PT_ERROR(PT_ERR_RUNTIME, "grid_sampler_%dd_backward: output_mask must have 2 "
                         "elements, got %d", (int)nd, (int)output_mask_len);
+    if (pt_sample_is_half(input->dtype)) { /* Note [reduced precision sampling] */
+        pt_tensor *f[3] = {NULL, NULL, NULL}, *gi = NULL, *gg = NULL;
+        const pt_tensor *src[3] = {grad_output, input, grid};
+        pt_status st = PT_OK;
+        for (int k = 0; k < 3 && st == PT_OK; k++) st = pt_sample_upcast(src[k], &f[k]);
+        if (st == PT_OK)
+            st = sampler_backward(nd, f[0], f[1], f[2], mode, padding, align_corners,
+                                  output_mask_len, output_mask, &gi, &gg);
+        for (int k = 0; k < 3; k++)
+            if (f[k]) pt_tensor_release(f[k]);
+        if (st != PT_OK) return st;
+        st = pt_sample_downcast(PT_OK, gi, input->dtype, ret0);
+        if (st != PT_OK) {
+            pt_tensor_release(gg);
+            return st;
+        }
+        st = pt_sample_downcast(PT_OK, gg, input->dtype, ret1);
+        if (st != PT_OK) pt_tensor_release(*ret0);
+        return st;
+    }
     pt_tensor *gi = NULL, *gg = NULL;
     PT_TRY(pt_tensor_empty(input->ndim, input->sizes, input->dtype, input->device, &gi));
     pt_status st = pt_tensor_empty(grid->ndim, grid->sizes, grid->dtype, grid->device, &gg);
@@ -368,6 +399,13 @@ pt_status pt_kernel_affine_grid_generator(const pt_tensor *theta, int32_t size_l
                                           pt_tensor **ret)
 {
     PT_TRY(affine_size(size_len, size));
+    if (pt_sample_is_half(theta->dtype)) { /* Note [reduced precision sampling] */
+        pt_tensor *f, *r = NULL;
+        PT_TRY(pt_sample_upcast(theta, &f));
+        const pt_status st = pt_kernel_affine_grid_generator(f, size_len, size, align_corners, &r);
+        pt_tensor_release(f);
+        return pt_sample_downcast(st, r, theta->dtype, ret);
+    }
     PT_TRY(affine_dtype("affine_grid_generator", theta->dtype));
     const int32_t nd = size_len - 2;
     if (theta->ndim != 3 || theta->sizes[0] != size[0] || theta->sizes[1] != nd ||
@@ -398,6 +436,14 @@ pt_status pt_kernel_affine_grid_generator_backward(const pt_tensor *grad, int32_
                                                    pt_tensor **ret)
 {
     PT_TRY(affine_size(size_len, size));
+    if (pt_sample_is_half(grad->dtype)) { /* Note [reduced precision sampling] */
+        pt_tensor *f, *r = NULL;
+        PT_TRY(pt_sample_upcast(grad, &f));
+        const pt_status st = pt_kernel_affine_grid_generator_backward(f, size_len, size,
+                                                                      align_corners, &r);
+        pt_tensor_release(f);
+        return pt_sample_downcast(st, r, grad->dtype, ret);
+    }
     PT_TRY(affine_dtype("affine_grid_generator_backward", grad->dtype));
     const int32_t nd = size_len - 2;
     int64_t sp[3], want[5] = {size[0]};

@@ -1,7 +1,8 @@
 /* nn_sample.h - what the sampling fronts (csrc/kernels/nn/upsample.c and grid.c: shapes, checks,
  * index tables, outputs, threads) share with their inner loops in cpu/nn_sample_kernels.c (compiled
  * once per CPU capability). Every stride is in elements; tensors are float32 or float64 and the
- * arithmetic runs in that dtype, as torch's CPU kernels do. */
+ * arithmetic runs in that dtype, as torch's CPU kernels do (float16 and bfloat16 in float32:
+ * Note [reduced precision sampling]). */
 #ifndef PT_KERNELS_NN_SAMPLE_H
 #define PT_KERNELS_NN_SAMPLE_H
 
@@ -57,6 +58,17 @@ int32_t pt_sample_memory_format(const pt_tensor *t);
 /* An uninitialized tensor laid out in memory_format (as pt_sample_memory_format returns). */
 pt_status pt_sample_empty(int32_t ndim, const int64_t *sizes, int32_t dtype, pt_device device,
                           int32_t memory_format, pt_tensor **out);
+
+/* Note [reduced precision sampling]
+ * float16 and bfloat16 tensors are sampled as torch's CPU kernels do, in float32 arithmetic with
+ * the results rounded once to the input's dtype: the fronts convert the operands to float32,
+ * run the float32 kernels and convert the results back (pt_sample_upcast / pt_sample_downcast). */
+bool pt_sample_is_half(int32_t dtype);
+/* t as float32 (a new reference or a converted copy, strides kept). */
+pt_status pt_sample_upcast(const pt_tensor *t, pt_tensor **out);
+/* The float32 result r of a call that returned st, converted to dtype (strides kept) into *out;
+ * r is released. st is returned when it is not PT_OK. */
+pt_status pt_sample_downcast(pt_status st, pt_tensor *r, int32_t dtype, pt_tensor **out);
 
 /* [0] float32, [1] float64; each runs the work units [begin, end). */
 typedef struct pt_nn_sample_table {

@@ -51,6 +51,21 @@ pt_status pt_sample_empty(int32_t ndim, const int64_t *sizes, int32_t dtype, pt_
 }
 
 /* The status of an operator call that returned NULL (its error is recorded). */
+bool pt_sample_is_half(int32_t dtype) { return dtype == PT_FLOAT16 || dtype == PT_BFLOAT16; }
+
+pt_status pt_sample_upcast(const pt_tensor *t, pt_tensor **out)
+{
+    return pt_tensor_to(t, PT_FLOAT32, t->device, 0, out);
+}
+
+pt_status pt_sample_downcast(pt_status st, pt_tensor *r, int32_t dtype, pt_tensor **out)
+{
+    if (st != PT_OK) return st;
+    st = pt_tensor_to(r, dtype, r->device, 0, out);
+    pt_tensor_release(r);
+    return st;
+}
+
 static pt_status call_error(void)
 {
     return pt_error_code() != PT_OK ? pt_error_code() : PT_ERR_RUNTIME;
@@ -431,6 +446,17 @@ static pt_status pad_backward(int kind, int32_t nd, const pt_tensor *grad_output
                             "%d, expected %lld", pad_names[kind][nd - 1],
                             (long long)grad_output->sizes[d], (int)d, (long long)self->sizes[d]);
     const int32_t dt = grad_output->dtype;
+    if (pt_sample_is_half(dt) && self->dtype == dt) { /* Note [reduced precision sampling] */
+        pt_tensor *g, *s, *r = NULL;
+        PT_TRY(pt_sample_upcast(grad_output, &g));
+        pt_status st = pt_sample_upcast(self, &s);
+        if (st == PT_OK) {
+            st = pad_backward(kind, nd, g, s, n, padding, &r);
+            pt_tensor_release(s);
+        }
+        pt_tensor_release(g);
+        return pt_sample_downcast(st, r, dt, ret);
+    }
     if (dt != PT_FLOAT32 && dt != PT_FLOAT64 && dt != PT_COMPLEX64 && dt != PT_COMPLEX128)
         return PT_ERROR(PT_ERR_NOT_IMPLEMENTED, "\"%s_backward\" not implemented for '%s'",
                         pad_names[kind][nd - 1], pt_iter_type_name(dt));

@@ -44,7 +44,7 @@ enum { NEAREST = 0, NEAREST_EXACT = 1, LINEAR = 2, CUBIC = 3, AA_LINEAR = 4, AA_
 static const char *const table_kernel_names[] = {
     "compute_indices_weights_nearest", "compute_indices_weights_nearest",
     "compute_indices_weights_linear", "compute_indices_weights_cubic",
-    "compute_indices_weights_aa", "compute_indices_weights_aa"};
+    "compute_index_ranges_weights", "compute_index_ranges_weights"};
 
 /* ---------------------------------------------------------------- index and weight tables */
 
@@ -335,6 +335,13 @@ static pt_status up_forward(int interp, int32_t nd, const pt_tensor *self, int32
         return PT_ERROR(PT_ERR_RUNTIME, "Non-empty %dD data tensor expected but got a tensor with "
                         "sizes %s", (int)(nd + 2), shape);
     }
+    if (pt_sample_is_half(self->dtype) && interp != AA_LINEAR && interp != AA_CUBIC) {
+        pt_tensor *f, *r = NULL; /* Note [reduced precision sampling] */
+        PT_TRY(pt_sample_upcast(self, &f));
+        const pt_status st = up_forward(interp, nd, f, osz_len, osz, ac, scales, &r);
+        pt_tensor_release(f);
+        return pt_sample_downcast(st, r, self->dtype, ret);
+    }
     if (self->dtype != PT_FLOAT32 && self->dtype != PT_FLOAT64)
         return PT_ERROR(PT_ERR_NOT_IMPLEMENTED, "\"%s\" not implemented for '%s'",
                         table_kernel_names[interp], pt_iter_type_name(self->dtype));
@@ -370,9 +377,20 @@ static pt_status up_backward(const char *name, int interp, int32_t nd, const pt_
                             "output; output.size(%d) = %lld but got grad_output.size(%d) = %lld",
                             (int)d, (long long)want, (int)d, (long long)grad->sizes[d]);
     }
+    const bool aa = interp == AA_LINEAR || interp == AA_CUBIC;
+    if (pt_sample_is_half(grad->dtype) && !aa) {
+        pt_tensor *f, *r = NULL; /* Note [reduced precision sampling] */
+        PT_TRY(pt_sample_upcast(grad, &f));
+        const pt_status st = up_backward(name, interp, nd, f, osz_len, osz, isz_len, isz, ac,
+                                         scales, &r);
+        pt_tensor_release(f);
+        return pt_sample_downcast(st, r, grad->dtype, ret);
+    }
     if (grad->dtype != PT_FLOAT32 && grad->dtype != PT_FLOAT64)
-        return PT_ERROR(PT_ERR_NOT_IMPLEMENTED, "\"%s_backward\" not implemented for '%s'", name,
-                        pt_iter_type_name(grad->dtype));
+        /* torch names the antialiased kernels upsample_*_aa_backward_cpu */
+        return PT_ERROR(PT_ERR_NOT_IMPLEMENTED, aa ? "\"%s_backward_cpu\" not implemented for '%s'"
+                                                   : "\"%s_backward\" not implemented for '%s'",
+                        aa && name[0] == '_' ? name + 1 : name, pt_iter_type_name(grad->dtype));
     pt_tensor *r;
     PT_TRY(pt_sample_empty(nd + 2, isz, grad->dtype, grad->device, pt_sample_memory_format(grad),
                            &r));
