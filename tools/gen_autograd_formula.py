@@ -29,6 +29,8 @@ HELPERS = {
     "sum_backward": ("pt_ag_sum_backward", ["T", "L", "L?", "B"], "T"),
     "mean_backward": ("pt_ag_mean_backward", ["T", "L", "L?", "B"], "T"),
     "mul_alpha": ("pt_ag_mul_alpha", ["T", "S"], "T"),
+    "mm_mat1_backward": ("pt_ag_mm_mat1_backward", ["T", "T", "L", "L"], "T"),
+    "mm_mat2_backward": ("pt_ag_mm_mat2_backward", ["T", "T", "L", "L"], "T"),
     "pow_backward": ("pt_ag_pow_backward", ["T", "T", "S"], "T"),
     "pow_backward_self": ("pt_ag_pow_backward_self", ["T", "T", "T"], "T"),
     "pow_backward_exponent": ("pt_ag_pow_backward_exponent", ["T", "T", "T", "T"], "T"),
@@ -282,7 +284,8 @@ class Emitter:
             if isinstance(node.func, ast.Attribute):
                 recv = node.func.value
                 meth = node.func.attr
-                if meth in ("sizes", "dim", "numel", "scalar_type") and isinstance(recv, ast.Name):
+                if meth in ("sizes", "strides", "dim", "numel", "scalar_type") \
+                        and isinstance(recv, ast.Name):
                     return self.saved_lookup(f"{recv.id}.{meth}()", self)
                 args = [self.compile(recv)] + [self.compile(a) for a in node.args]
                 if meth == "conj" and args[0].kind not in ("T", "T?"):

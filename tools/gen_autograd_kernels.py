@@ -134,6 +134,10 @@ class KernelGen:
                     out.append(f"        ag_st = pt_ag_copy_ints(pt_tensor_ndim({cn}), "
                                f"pt_tensor_sizes({cn}), &ag_n->{fname}len, &ag_n->{fname});")
                     out.append("        if (ag_st != PT_OK) goto fail;")
+                elif attr == "strides":
+                    out.append(f"        ag_st = pt_ag_copy_ints(pt_tensor_ndim({cn}), "
+                               f"pt_tensor_strides({cn}), &ag_n->{fname}len, &ag_n->{fname});")
+                    out.append("        if (ag_st != PT_OK) goto fail;")
                 elif attr == "dim":
                     out.append(f"        ag_n->{fname} = pt_tensor_ndim({cn});")
                 elif attr == "numel":

@@ -67,13 +67,17 @@ class NodeGen(KernelGen):
                 arg, attr = name[:-2].split(".")
                 if arg not in self.args or self.args[arg].type.base != "Tensor":
                     raise DeclarationError(f"{d.entry.name}: {name}: not a tensor argument")
-                kind = {"sizes": "L", "dim": "I", "numel": "I", "scalar_type": "Y"}[attr]
+                kind = {"sizes": "L", "strides": "L", "dim": "I", "numel": "I",
+                        "scalar_type": "Y"}[attr]
                 if self.args[arg].type.shape == "[]":
                     if attr != "sizes":
                         raise DeclarationError(f"{d.entry.name}: {name}: a tensor list has sizes()"
                                                " only")
                     kind = "LL"
-                elif self.args[arg].type.shape == "?" and attr == "sizes":
+                elif self.args[arg].type.shape == "?" and attr in ("sizes", "strides"):
+                    if attr == "strides":
+                        raise DeclarationError(f"{d.entry.name}: {name}: strides() of an optional"
+                                               " tensor is not supported")
                     kind = "L?"  # an optional tensor's sizes: None (length -1) when it is None
                 self.fields.append((kind, f"{arg}_{attr}", (arg, attr)))
             elif name in self.args:

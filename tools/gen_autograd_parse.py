@@ -122,7 +122,8 @@ class _Collect(ast.NodeVisitor):
 
     def visit_Call(self, node):
         if isinstance(node.func, ast.Attribute) and node.func.attr in (
-                "sizes", "dim", "numel", "scalar_type") and isinstance(node.func.value, ast.Name) \
+                "sizes", "strides", "dim", "numel", "scalar_type") \
+                and isinstance(node.func.value, ast.Name) \
                 and not node.args:
             self.names.add(f"{node.func.value.id}.{node.func.attr}()")
             for k in node.keywords:

@@ -447,6 +447,57 @@ fail:
     return finish(&ar, NULL);
 }
 
+/* Note [gradients of column-major operands]
+ * As torch's mm_mat1_backward / mm_mat2_backward: when an operand of mm/addmm is column-major (a
+ * row-major matrix seen through .t(), as linear passes its weight), its gradient is computed as
+ * the transpose of a row-major product, so that it arrives column-major and, through the .t()
+ * node, row-major at the weight: accumulating it into the weight's .grad is then no transposed
+ * copy of the whole matrix. The values are the same product's. */
+static bool column_major(int32_t n, const int64_t *sizes, const int64_t *strides)
+{
+    return n == 2 && strides[0] == 1 && strides[1] == sizes[0];
+}
+
+pt_tensor *pt_ag_mm_mat1_backward(const pt_tensor *grad, const pt_tensor *mat2, int32_t n,
+                                  const int64_t *sizes, int32_t ns, const int64_t *strides)
+{
+    arena ar = {0};
+    pt_tensor *a, *b, *r;
+    if (ns == n && column_major(n, sizes, strides)) { /* (mat2.conj() @ grad.t()).t() */
+        K(a, pt_call_conj(mat2));
+        K(b, pt_call_t(grad));
+        K(r, pt_call_mm(a, b));
+        K(r, pt_call_t(r));
+    } else { /* grad @ mat2.t().conj() */
+        K(b, pt_call_t(mat2));
+        K(b, pt_call_conj(b));
+        K(r, pt_call_mm(grad, b));
+    }
+    return finish(&ar, r);
+fail:
+    return finish(&ar, NULL);
+}
+
+pt_tensor *pt_ag_mm_mat2_backward(const pt_tensor *grad, const pt_tensor *mat1, int32_t n,
+                                  const int64_t *sizes, int32_t ns, const int64_t *strides)
+{
+    arena ar = {0};
+    pt_tensor *a, *b, *r;
+    if (ns == n && column_major(n, sizes, strides)) { /* (grad.t() @ mat1.conj()).t() */
+        K(a, pt_call_t(grad));
+        K(b, pt_call_conj(mat1));
+        K(r, pt_call_mm(a, b));
+        K(r, pt_call_t(r));
+    } else { /* mat1.t().conj() @ grad */
+        K(a, pt_call_t(mat1));
+        K(a, pt_call_conj(a));
+        K(r, pt_call_mm(a, grad));
+    }
+    return finish(&ar, r);
+fail:
+    return finish(&ar, NULL);
+}
+
 /* ---------------------------------------------------------------- indexing views */
 /* zeros(sizes) with `grad` copied into the part `view` selects. Under create_graph the copy is
  * recorded: the zeros get a CopySlices history (Note [view tracking]), whose backward reads the

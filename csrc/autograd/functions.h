@@ -37,6 +37,13 @@ pt_tensor *pt_ag_sum_backward(const pt_tensor *grad, int32_t n, const int64_t *s
 pt_tensor *pt_ag_mean_backward(const pt_tensor *grad, int32_t n, const int64_t *sizes,
                                int32_t nd, const int64_t *dims, int32_t keepdim);
 pt_tensor *pt_ag_mul_alpha(const pt_tensor *grad, const pt_scalar *alpha);
+/* Note [gradients of column-major operands]: the gradients of mm's operands (given the other
+ * operand and the sizes and strides of the one differentiated), laid out so that a
+ * column-major operand gets a column-major gradient. */
+pt_tensor *pt_ag_mm_mat1_backward(const pt_tensor *grad, const pt_tensor *mat2, int32_t n,
+                                  const int64_t *sizes, int32_t ns, const int64_t *strides);
+pt_tensor *pt_ag_mm_mat2_backward(const pt_tensor *grad, const pt_tensor *mat1, int32_t n,
+                                  const int64_t *sizes, int32_t ns, const int64_t *strides);
 pt_tensor *pt_ag_pow_backward(const pt_tensor *grad, const pt_tensor *self,
                               const pt_scalar *exponent);
 pt_tensor *pt_ag_pow_backward_self(const pt_tensor *grad, const pt_tensor *self,

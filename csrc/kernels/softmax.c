@@ -5,11 +5,12 @@
  * elements, `stride(dim)` apart. A row that is contiguous in float32 or float64, in the input and
  * in the output, is handed to the row kernel (cpu/softmax_kernels.c) in place; any other row
  * (strided, or float16/bfloat16, which compute in float32 as torch does) is gathered into a
- * buffer in the compute dtype, computed there and written back, rounded once. Rows are split
- * across threads. dtype= converts the input first (as torch's softmax does); integer, bool and
- * complex inputs without it are refused with torch's message. Results are new contiguous tensors
- * of the input's shape; an out= tensor must have the result's dtype and shape (an empty one is
- * resized).
+ * buffer in the compute dtype, computed there and written back, rounded once; a contiguous tensor
+ * along a dim that is not its last goes by columns instead (Note [softmax across columns]). Rows
+ * are split across threads. dtype= converts the input first (as torch's softmax does); integer,
+ * bool and complex inputs without it are refused with torch's message. Results are new contiguous
+ * tensors of the input's shape; an out= tensor must have the result's dtype and shape (an empty
+ * one is resized).
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -78,6 +79,44 @@ static void run_rows(int64_t begin, int64_t end, void *arg)
     free(buf);
 }
 
+/* Note [softmax across columns] (cpu/softmax_kernels.c): a contiguous tensor softmaxed along a
+ * dim that is not its last, seen as (outer, size, inner), in tasks of up to PT_SOFTMAX_COLS
+ * neighbouring columns of one outer index. */
+typedef struct col_job {
+    const job *j;
+    int64_t inner, blocks; /* blocks of columns per outer index */
+} col_job;
+
+static void run_cols(int64_t begin, int64_t end, void *arg)
+{
+    const col_job *cj = arg;
+    const job *j = cj->j;
+    const pt_softmax_table *tab = PT_CPU_KERNELS(softmax, pt_softmax_table);
+    const int64_t n = j->size, inner = cj->inner;
+    for (int64_t t = begin; t < end; t++) {
+        const int64_t o = t / cj->blocks, c0 = (t - o * cj->blocks) * PT_SOFTMAX_COLS;
+        const int64_t w = inner - c0 < PT_SOFTMAX_COLS ? inner - c0 : PT_SOFTMAX_COLS;
+        const int64_t off = o * n * inner + c0;
+        if (j->compute == PT_FLOAT32)
+            tab->f32_cols[j->log]((float *)pt_tensor_data(j->out) + off,
+                                  (const float *)pt_tensor_data(j->in) + off, n, inner, w);
+        else
+            tab->f64_cols[j->log]((double *)pt_tensor_data(j->out) + off,
+                                  (const double *)pt_tensor_data(j->in) + off, n, inner, w);
+    }
+}
+
+/* Whether the column path of Note [softmax across columns] takes the job. */
+static bool by_columns(const job *j, int64_t *inner)
+{
+    const pt_tensor *in = j->in;
+    *inner = 1;
+    for (int32_t d = j->dim + 1; d < in->ndim; d++) *inner *= in->sizes[d];
+    return *inner > 1 && j->size > 1 && in->dtype == j->compute &&
+           pt_tensor_is_contiguous(in, PT_MEMORY_FORMAT_CONTIGUOUS) &&
+           pt_tensor_is_contiguous(j->out, PT_MEMORY_FORMAT_CONTIGUOUS);
+}
+
 /* ---------------------------------------------------------------- checks and outputs */
 
 static pt_status check_out(const char *name, const pt_tensor *self, int32_t dtype, pt_tensor *out)
@@ -123,7 +162,15 @@ static pt_status softmax_run(const char *name, const char *kname, const pt_tenso
     job j = {self, r, d, log, dt == PT_FLOAT64 ? PT_FLOAT64 : PT_FLOAT32,
              self->ndim ? self->sizes[d] : 1, 0};
     const int64_t rows = self->numel / j.size;
-    pt_parallel_for(rows, (PT_GRAIN + j.size - 1) / j.size, run_rows, &j);
+    int64_t inner;
+    if (by_columns(&j, &inner)) {
+        col_job cj = {&j, inner, (inner + PT_SOFTMAX_COLS - 1) / PT_SOFTMAX_COLS};
+        const int64_t per_task = j.size * PT_SOFTMAX_COLS;
+        pt_parallel_for(rows / inner * cj.blocks, (PT_GRAIN + per_task - 1) / per_task, run_cols,
+                        &cj);
+    } else {
+        pt_parallel_for(rows, (PT_GRAIN + j.size - 1) / j.size, run_rows, &j);
+    }
     if (atomic_load(&j.failed)) {
         pt_tensor_release(r);
         return PT_ERROR(PT_ERR_MEMORY, "%s: could not allocate a row buffer of %lld elements",

@@ -86,4 +86,5 @@ def test_strides_match_torch(case, step):
     xs = [make(L) for L in (pytensor, torch)]
     for x, L in zip(xs, (pytensor, torch)):
         _steps(x, L)[step]().backward()
-    assert tuple(xs[0].grad.stride()) == tuple(xs[1].grad.stride())
+    bound = [d for d, n in enumerate(xs[0].shape) if n != 1]  # a size-1 dim's stride is free
+    assert [xs[0].grad.stride()[d] for d in bound] == [xs[1].grad.stride()[d] for d in bound]

@@ -454,6 +454,45 @@ enum { LANES = 16 };
 ROW_BW(f4, float)
 ROW_BW(f8, double)
 
+/* The softmax backward by columns (softmax.h's Note [softmax across columns]): one lane per
+ * column, the same arithmetic per column as the rows above. */
+#define COL_BW(SUF, T)                                                                             \
+    static void cols_bw_##SUF(T *gi, const T *g, const T *y, int64_t n, int64_t stride,            \
+                              int64_t w, int log)                                                  \
+    {                                                                                              \
+        T s[PT_SOFTMAX_COLS];                                                                      \
+        for (int64_t j = 0; j < w; j++) s[j] = 0;                                                  \
+        for (int64_t c = 0; c < n; c++) {                                                          \
+            const T *gr = g + c * stride, *yr = y + c * stride;                                    \
+            if (log) {                                                                             \
+                PT_IVDEP for (int64_t j = 0; j < w; j++) s[j] += gr[j];                            \
+            } else {                                                                               \
+                PT_IVDEP for (int64_t j = 0; j < w; j++) s[j] += gr[j] * yr[j];                    \
+            }                                                                                      \
+        }                                                                                          \
+        for (int64_t c = 0; c < n; c++) {                                                          \
+            const T *gr = g + c * stride, *yr = y + c * stride;                                    \
+            T *o = gi + c * stride;                                                                \
+            if (log) {                                                                             \
+                PT_IVDEP for (int64_t j = 0; j < w; j++) o[j] = gr[j] - M_EXP(yr[j]) * s[j];       \
+            } else {                                                                               \
+                PT_IVDEP for (int64_t j = 0; j < w; j++) o[j] = yr[j] * (gr[j] - s[j]);            \
+            }                                                                                      \
+        }                                                                                          \
+    }                                                                                              \
+    static void softmax_bw_cols_##SUF(T *gi, const T *g, const T *y, int64_t n, int64_t stride,    \
+                                      int64_t w)                                                   \
+    {                                                                                              \
+        cols_bw_##SUF(gi, g, y, n, stride, w, 0);                                                  \
+    }                                                                                              \
+    static void log_softmax_bw_cols_##SUF(T *gi, const T *g, const T *y, int64_t n,                \
+                                          int64_t stride, int64_t w)                               \
+    {                                                                                              \
+        cols_bw_##SUF(gi, g, y, n, stride, w, 1);                                                  \
+    }
+COL_BW(f4, float)
+COL_BW(f8, double)
+
 #define BOTH(NAME) {NAME##_f4, NAME##_f8}
 
 PT_CPU_KERNELS_DEFINE(nn_activation, pt_act_table) = {
@@ -489,4 +528,6 @@ PT_CPU_KERNELS_DEFINE(nn_activation, pt_act_table) = {
     },
     .softmax_bw_f32 = {softmax_bw_f4, log_softmax_bw_f4},
     .softmax_bw_f64 = {softmax_bw_f8, log_softmax_bw_f8},
+    .softmax_bw_cols_f32 = {softmax_bw_cols_f4, log_softmax_bw_cols_f4},
+    .softmax_bw_cols_f64 = {softmax_bw_cols_f8, log_softmax_bw_cols_f8},
 };

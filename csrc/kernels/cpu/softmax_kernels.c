@@ -75,10 +75,63 @@ static void map_exp_f8(double *y, const double *x, int64_t n, double shift)
     for (int64_t i = 0; i < n; i++) y[i] = exp(x[i] - shift);
 }
 
+/* Note [softmax across columns]
+ * A softmax along a dim that is not the innermost (the classes of an (N, C, H, W) segmentation
+ * map) has rows whose elements lie `stride` apart. Gathering each row costs more than the
+ * softmax; instead W <= PT_SOFTMAX_COLS neighbouring rows are taken side by side as columns and
+ * every pass runs along the contiguous direction, one lane per column: max, exp and sum, scale,
+ * the same arithmetic per column as the row kernels. */
+#define COL_KERNELS(SUF, T, MAP_EXP, LOG)                                                          \
+    static void cols_##SUF(T *out, const T *in, int64_t n, int64_t stride, int64_t w, int lg)      \
+    {                                                                                              \
+        T m[PT_SOFTMAX_COLS], s[PT_SOFTMAX_COLS], e[PT_SOFTMAX_COLS];                              \
+        for (int64_t j = 0; j < w; j++) m[j] = -(T)INFINITY, s[j] = 0;                             \
+        for (int64_t c = 0; c < n; c++) {                                                          \
+            const T *row = in + c * stride;                                                        \
+            for (int64_t j = 0; j < w; j++) m[j] = row[j] > m[j] ? row[j] : m[j];                  \
+        }                                                                                          \
+        for (int64_t c = 0; c < n; c++) {                                                          \
+            const T *row = in + c * stride;                                                        \
+            PT_IVDEP for (int64_t j = 0; j < w; j++) e[j] = row[j] - m[j];                         \
+            MAP_EXP(e, e, w, 0);                                                                   \
+            PT_IVDEP for (int64_t j = 0; j < w; j++) s[j] += e[j];                                 \
+            if (!lg) {                                                                             \
+                T *orow = out + c * stride;                                                        \
+                PT_IVDEP for (int64_t j = 0; j < w; j++) orow[j] = e[j];                           \
+            }                                                                                      \
+        }                                                                                          \
+        if (!lg) {                                                                                 \
+            for (int64_t j = 0; j < w; j++) s[j] = (T)1 / s[j];                                    \
+            for (int64_t c = 0; c < n; c++) {                                                      \
+                T *orow = out + c * stride;                                                        \
+                PT_IVDEP for (int64_t j = 0; j < w; j++) orow[j] *= s[j];                          \
+            }                                                                                      \
+            return;                                                                                \
+        }                                                                                          \
+        for (int64_t j = 0; j < w; j++) s[j] = LOG(s[j]);                                          \
+        for (int64_t c = 0; c < n; c++) {                                                          \
+            const T *row = in + c * stride;                                                        \
+            T *orow = out + c * stride;                                                            \
+            PT_IVDEP for (int64_t j = 0; j < w; j++) orow[j] = (row[j] - m[j]) - s[j];             \
+        }                                                                                          \
+    }                                                                                              \
+    static void softmax_cols_##SUF(T *out, const T *in, int64_t n, int64_t stride, int64_t w)      \
+    {                                                                                              \
+        cols_##SUF(out, in, n, stride, w, 0);                                                      \
+    }                                                                                              \
+    static void log_softmax_cols_##SUF(T *out, const T *in, int64_t n, int64_t stride, int64_t w)  \
+    {                                                                                              \
+        cols_##SUF(out, in, n, stride, w, 1);                                                      \
+    }
+
 ROW_KERNELS(f4, float, pt_map_expf, logf)
 ROW_KERNELS(f8, double, map_exp_f8, log)
+COL_KERNELS(f4, float, pt_map_expf, logf)
+COL_KERNELS(f8, double, map_exp_f8, log)
 
 PT_CPU_KERNELS_DEFINE(softmax, pt_softmax_table) = {
     {softmax_f4, log_softmax_f4},
     {softmax_f8, log_softmax_f8},
+    {softmax_cols_f4, log_softmax_cols_f4},
+    {softmax_cols_f8, log_softmax_cols_f8},
 };

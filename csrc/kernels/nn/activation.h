@@ -6,6 +6,7 @@
 #define PT_KERNELS_NN_ACTIVATION_H
 
 #include "internal.h"
+#include "softmax.h"
 
 /* The loops, by operator. Operands in the iterator's order: outputs first, then inputs; `x` is
  * self, `g` the incoming gradient. Parameters p[k] are the operator's Scalars in its own order. */
@@ -61,6 +62,12 @@ typedef struct pt_act_table {
     pt_loop_fn fn[PT_ACT_OP_COUNT][2];
     void (*softmax_bw_f32[2])(float *gi, const float *g, const float *y, int64_t n);
     void (*softmax_bw_f64[2])(double *gi, const double *g, const double *y, int64_t n);
+    /* The same by columns (softmax.h's Note [softmax across columns]): w <= PT_SOFTMAX_COLS
+     * columns, n rows `stride` elements apart. */
+    void (*softmax_bw_cols_f32[2])(float *gi, const float *g, const float *y, int64_t n,
+                                   int64_t stride, int64_t w);
+    void (*softmax_bw_cols_f64[2])(double *gi, const double *g, const double *y, int64_t n,
+                                   int64_t stride, int64_t w);
 } pt_act_table;
 
 /* The chosen capability's table (nn/activation.c). */

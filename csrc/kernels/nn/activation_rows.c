@@ -230,6 +230,46 @@ static void run_rows(int64_t begin, int64_t end, void *arg)
     free(buf);
 }
 
+/* softmax.h's Note [softmax across columns]: contiguous operands along a dim that is not the
+ * last, in tasks of up to PT_SOFTMAX_COLS neighbouring columns of one outer index. */
+typedef struct col_job {
+    const job *j;
+    int64_t inner, blocks;
+} col_job;
+
+static void run_cols(int64_t begin, int64_t end, void *arg)
+{
+    const col_job *cj = arg;
+    const job *j = cj->j;
+    const pt_act_table *tab = pt_act_kernels();
+    const int64_t n = j->size, inner = cj->inner;
+    for (int64_t t = begin; t < end; t++) {
+        const int64_t o = t / cj->blocks, c0 = (t - o * cj->blocks) * PT_SOFTMAX_COLS;
+        const int64_t w = inner - c0 < PT_SOFTMAX_COLS ? inner - c0 : PT_SOFTMAX_COLS;
+        const int64_t off = o * n * inner + c0;
+        if (j->compute == PT_FLOAT32)
+            tab->softmax_bw_cols_f32[j->log]((float *)pt_tensor_data(j->gi) + off,
+                                             (const float *)pt_tensor_data(j->g) + off,
+                                             (const float *)pt_tensor_data(j->y) + off, n, inner,
+                                             w);
+        else
+            tab->softmax_bw_cols_f64[j->log]((double *)pt_tensor_data(j->gi) + off,
+                                             (const double *)pt_tensor_data(j->g) + off,
+                                             (const double *)pt_tensor_data(j->y) + off, n, inner,
+                                             w);
+    }
+}
+
+static bool by_columns(const job *j, int64_t *inner)
+{
+    *inner = 1;
+    for (int32_t d = j->dim + 1; d < j->y->ndim; d++) *inner *= j->y->sizes[d];
+    return *inner > 1 && j->size > 1 && j->y->dtype == j->compute &&
+           pt_tensor_is_contiguous(j->g, PT_MEMORY_FORMAT_CONTIGUOUS) &&
+           pt_tensor_is_contiguous(j->y, PT_MEMORY_FORMAT_CONTIGUOUS) &&
+           pt_tensor_is_contiguous(j->gi, PT_MEMORY_FORMAT_CONTIGUOUS);
+}
+
 static bool same_shape(const pt_tensor *a, const pt_tensor *b)
 {
     return a->ndim == b->ndim &&
@@ -266,7 +306,16 @@ static pt_status softmax_backward(int log, const pt_tensor *grad_output, const p
     if (st == PT_OK && output->device.type == PT_DEV_CPU && output->numel > 0) {
         job j = {g, output, gi, d, log, dt == PT_FLOAT64 ? PT_FLOAT64 : PT_FLOAT32,
                  output->ndim ? output->sizes[d] : 1, 0};
-        pt_parallel_for(output->numel / j.size, (PT_GRAIN + j.size - 1) / j.size, run_rows, &j);
+        int64_t inner;
+        if (by_columns(&j, &inner)) {
+            col_job cj = {&j, inner, (inner + PT_SOFTMAX_COLS - 1) / PT_SOFTMAX_COLS};
+            const int64_t per_task = j.size * PT_SOFTMAX_COLS;
+            pt_parallel_for(output->numel / j.size / inner * cj.blocks,
+                            (PT_GRAIN + per_task - 1) / per_task, run_cols, &cj);
+        } else {
+            pt_parallel_for(output->numel / j.size, (PT_GRAIN + j.size - 1) / j.size, run_rows,
+                            &j);
+        }
         if (atomic_load(&j.failed))
             st = PT_ERROR(PT_ERR_MEMORY, "%s: could not allocate row buffers of %lld elements",
                           name, (long long)j.size);
