@@ -210,10 +210,12 @@ static pt_status run(const pt_conv_geom *g, int pass, const void *a, const void 
     j.pointwise = is_pointwise(g);
     const int64_t wsize = g->cout * j.taps;
     if (g->n == 0 || j.lout == 0 || j.taps == 0 || g->cout == 0) {
-        if (pass == PT_CONV_BACKWARD_DATA)
-            memset(out, 0, (size_t)(g->n * g->cin * j.lin * j.item));
-        if (pass == PT_CONV_BACKWARD_WEIGHT) memset(out, 0, (size_t)(wsize * j.item));
-        if (pass == PT_CONV_FORWARD) memset(out, 0, (size_t)(g->n * g->cout * j.lout * j.item));
+        /* an empty result may have no memory at all (out NULL): nothing to zero then */
+        int64_t bytes = 0;
+        if (pass == PT_CONV_BACKWARD_DATA) bytes = g->n * g->cin * j.lin * j.item;
+        if (pass == PT_CONV_BACKWARD_WEIGHT) bytes = wsize * j.item;
+        if (pass == PT_CONV_FORWARD) bytes = g->n * g->cout * j.lout * j.item;
+        if (bytes > 0) memset(out, 0, (size_t)bytes);
         return PT_OK;
     }
     int32_t threads = threads_available();
