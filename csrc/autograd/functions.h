@@ -173,16 +173,7 @@ pt_tensor *pt_ag_angle_backward(const pt_tensor *grad, const pt_tensor *self);
 pt_tensor *pt_ag_polar_backward_abs(const pt_tensor *grad, const pt_tensor *result);
 pt_tensor *pt_ag_polar_backward_angle(const pt_tensor *grad, const pt_tensor *result);
 
-/* nn: conv (functions_nn_conv.c). `which` picks one of convolution_backward's outputs (0 input,
- * 1 weight); the bias gradient is grad summed over every dimension but the channels'. */
-pt_tensor *pt_ag_convolution_backward_one(const pt_tensor *grad, const pt_tensor *input,
-                                          const pt_tensor *weight, int32_t ns,
-                                          const int64_t *stride, int32_t np,
-                                          const int64_t *padding, int32_t nd,
-                                          const int64_t *dilation, int32_t transposed,
-                                          int32_t nop, const int64_t *output_padding,
-                                          int64_t groups, int64_t which);
-pt_tensor *pt_ag_convolution_backward_bias(const pt_tensor *grad, int64_t weight_dim);
+/* nn: conv (functions_nn_conv.c). `which` picks one output of _convolution_double_backward. */
 pt_tensor *pt_ag_convolution_double_backward_one(
     const pt_tensor *ggI, const pt_tensor *ggW, const pt_tensor *ggb, const pt_tensor *gO,
     const pt_tensor *weight, const pt_tensor *input, int32_t ns, const int64_t *stride, int32_t np,
@@ -307,10 +298,6 @@ pt_tensor *pt_ag_glu_double_backward_grad_output(const pt_tensor *grad, const pt
                                                  int64_t dim);
 pt_tensor *pt_ag_glu_double_backward(const pt_tensor *grad, const pt_tensor *grad_output,
                                      const pt_tensor *self, int64_t dim);
-pt_tensor *pt_ag_prelu_backward_self(const pt_tensor *grad, const pt_tensor *self,
-                                     const pt_tensor *weight);
-pt_tensor *pt_ag_prelu_backward_weight(const pt_tensor *grad, const pt_tensor *self,
-                                       const pt_tensor *weight);
 pt_tensor *pt_ag_softmax_double_backward(const pt_tensor *grad, const pt_tensor *grad_output,
                                          int64_t dim, const pt_tensor *output);
 pt_tensor *pt_ag_log_softmax_double_backward_grad_output(const pt_tensor *grad,

@@ -227,32 +227,6 @@ fail:
     return finish(&ar, NULL);
 }
 
-/* ---------------------------------------------------------------- prelu */
-static pt_tensor *prelu_pick(const pt_tensor *grad, const pt_tensor *self,
-                             const pt_tensor *weight, int which)
-{
-    pt_tensor *gi = NULL, *gw = NULL;
-    if (pt_call__prelu_kernel_backward(grad, self, weight, &gi, &gw) != PT_OK) return NULL;
-    if (which == 0) {
-        pt_tensor_release(gw);
-        return gi;
-    }
-    pt_tensor_release(gi);
-    return gw;
-}
-
-pt_tensor *pt_ag_prelu_backward_self(const pt_tensor *grad, const pt_tensor *self,
-                                     const pt_tensor *weight)
-{
-    return prelu_pick(grad, self, weight, 0);
-}
-
-pt_tensor *pt_ag_prelu_backward_weight(const pt_tensor *grad, const pt_tensor *self,
-                                       const pt_tensor *weight)
-{
-    return prelu_pick(grad, self, weight, 1);
-}
-
 /* ---------------------------------------------------------------- softmax */
 /* gi = y (go - sum(go y)): d gi / d y against grad is grad (go - sum(go y)) - go sum(grad y). */
 pt_tensor *pt_ag_softmax_double_backward(const pt_tensor *grad, const pt_tensor *grad_output,

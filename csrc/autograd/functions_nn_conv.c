@@ -1,6 +1,6 @@
 /* functions_nn_conv.c - the formula helpers of the convolution family (csrc/ops/derivatives.yaml,
- * "nn: conv"): one output of convolution_backward or _convolution_double_backward at a time, so
- * that each gradient a node computes is one formula, and im2col's gradient.
+ * "nn: conv"): one output of _convolution_double_backward at a time, so that each gradient a node
+ * computes is one formula, and im2col's gradient.
  */
 #include "functions_internal.h"
 
@@ -13,31 +13,6 @@ static pt_tensor *keep_one(pt_status st, pt_tensor **r, int64_t which)
     for (int i = 0; i < 3; i++)
         if (r[i] && r[i] != out) pt_tensor_release(r[i]);
     return out;
-}
-
-pt_tensor *pt_ag_convolution_backward_one(const pt_tensor *grad, const pt_tensor *input,
-                                          const pt_tensor *weight, int32_t ns,
-                                          const int64_t *stride, int32_t np,
-                                          const int64_t *padding, int32_t nd,
-                                          const int64_t *dilation, int32_t transposed,
-                                          int32_t nop, const int64_t *output_padding,
-                                          int64_t groups, int64_t which)
-{
-    pt_tensor *r[3] = {NULL, NULL, NULL};
-    const pt_status st = pt_call_convolution_backward(
-        grad, input, weight, -1, NULL, ns, stride, np, padding, nd, dilation, transposed, nop,
-        output_padding, groups, 3, masks[which], &r[0], &r[1], &r[2]);
-    return keep_one(st, r, which);
-}
-
-pt_tensor *pt_ag_convolution_backward_bias(const pt_tensor *grad, int64_t weight_dim)
-{
-    int64_t dims[5];
-    int32_t n = 0;
-    const int32_t channel = grad->ndim == weight_dim ? 1 : 0;
-    for (int32_t i = 0; i < grad->ndim; i++)
-        if (i != channel) dims[n++] = i;
-    return pt_call_sum_dim_IntList(grad, n, dims, 0, -1);
 }
 
 pt_tensor *pt_ag_convolution_double_backward_one(
