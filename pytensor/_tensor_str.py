@@ -213,7 +213,9 @@ def _str(t: Tensor) -> str:
 
 
 def _str_body(t: Tensor) -> str:
-    prefix = "tensor(" if type(t) is Tensor else f"{type(t).__name__}("
+    # A Parameter prints as a tensor under its "Parameter containing:" line, as torch's does.
+    plain = type(t) is Tensor or getattr(type(t), "_is_param", False)
+    prefix = "tensor(" if plain else f"{type(t).__name__}("
     indent = len(prefix)
     suffixes = []
     h = t._h

@@ -10,3 +10,4 @@
 from __future__ import annotations
 
 from . import functional  # noqa: F401
+from .parameter import Buffer, Parameter  # noqa: F401
