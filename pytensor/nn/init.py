@@ -1,0 +1,1 @@
+"""Parameter initialization (``torch.nn.init``)."""
