@@ -14,16 +14,16 @@ RNG = np.random.default_rng(2026)
 
 
 def rand(*shape, dtype=np.float32, low=-1.0, high=1.0):
-    return RNG.uniform(low, high, shape).astype(dtype)
+    return np.asarray(RNG.uniform(low, high, shape), dtype=dtype).reshape(shape)
 
 
 def to_pt(a, grad=False):
-    t = pytensor.from_numpy(np.ascontiguousarray(a))
+    t = pytensor.from_numpy(np.array(a, copy=True))
     return t.requires_grad_(True) if grad else t
 
 
 def to_th(a, grad=False):
-    t = torch.from_numpy(np.ascontiguousarray(a))
+    t = torch.from_numpy(np.array(a, copy=True))
     return t.requires_grad_(True) if grad else t
 
 
@@ -64,11 +64,15 @@ def _flat(out):
     return list(out) if isinstance(out, (tuple, list)) else [out]
 
 
-def compare(tm, pm, inputs, *, grad=True, atol=1e-5, rtol=1e-4, extra=(), kwargs=None):
-    """Run both layers on ``inputs`` (NumPy arrays; float ones get gradients), then backward
-    with one random cotangent per float output; compare outputs and all gradients."""
+def compare(tm, pm, inputs, *, grad=True, atol=1e-5, rtol=1e-4, extra=(), kwargs=None,
+            needs_grad=None):
+    """Run both layers on ``inputs`` (NumPy arrays; float ones get gradients unless
+    ``needs_grad`` says which), then backward with one random cotangent per float output;
+    compare outputs and all gradients."""
     kwargs = kwargs or {}
     floating = [np.issubdtype(a.dtype, np.floating) and grad for a in inputs]
+    if needs_grad is not None:
+        floating = [f and n for f, n in zip(floating, needs_grad)]
     ti = [to_th(a, g) for a, g in zip(inputs, floating)]
     pi = [to_pt(a, g) for a, g in zip(inputs, floating)]
     to = _flat(tm(*ti, *extra, **kwargs))
