@@ -14,6 +14,7 @@ import numbers
 from ... import _factory
 import pytensor as _pt
 from .. import functional as F, init
+from ...autograd import Function
 from ..parameter import Parameter
 from .module import Module
 
@@ -40,6 +41,49 @@ class LocalResponseNorm(Module):
         return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
 
 
+def _channel_window_sum(values, lo: list, hi: list):
+    """Per channel c, the sum of ``values[:, lo[c]:hi[c]]`` (prefix sums over channels)."""
+    prefix = _pt.cat([_pt.zeros_like(values[:, :1]), values.cumsum(1)], 1)
+    index = (lambda v: _factory.tensor(v, dtype=_pt.int64, device=values.device))
+    return prefix.index_select(1, index(hi)) - prefix.index_select(1, index(lo))
+
+
+class _CrossMapLRN2dFunction(Function):
+    @staticmethod
+    def forward(ctx, input, size, alpha, beta, k):
+        if input.dim() != 4:
+            raise ValueError(
+                f"CrossMapLRN2d: Expected input to be 4D, got {input.dim()}D instead.")
+        channels = input.size(1)
+        pre = int((size - 1) / 2 + 1)
+        squares = input * input
+        hi = [min(c + pre - 1, channels - 1) + 1 for c in range(channels)]
+        lo = [0 if c <= pre else c - pre + 1 for c in range(channels)]
+        window = _channel_window_sum(squares, lo, hi)
+        if channels > pre + 1:  # channel 0 stays in the running sum of the original
+            keep_first = _factory.tensor([float(c > pre) for c in range(channels)],
+                                         dtype=input.dtype, device=input.device)
+            window = window + squares[:, :1] * keep_first.view(1, channels, 1, 1)
+        scale = window * (alpha / size) + k
+        output = input * scale.pow(-beta)
+        ctx.save_for_backward(input, output, scale)
+        ctx.size, ctx.alpha, ctx.beta = size, alpha, beta
+        return output
+
+    @staticmethod
+    def backward(ctx, grad_output):
+        input, output, scale = ctx.saved_tensors
+        size, channels = ctx.size, input.size(1)
+        shift = int(size - (size - 1) / 2)
+        ratio = grad_output * output / scale
+        lo = [min(max(c - shift, 0), channels) for c in range(channels)]
+        hi = [min(max(c + size - shift, 0), channels) for c in range(channels)]
+        accum = _channel_window_sum(ratio, lo, hi)
+        grad = (scale.pow(-ctx.beta) * grad_output
+                - input * accum * (2 * ctx.alpha * ctx.beta / size))
+        return grad, None, None, None, None
+
+
 class CrossMapLRN2d(Module):
     """The legacy (Lua torch) cross-channel LRN over a 4D input.
 
@@ -47,7 +91,9 @@ class CrossMapLRN2d(Module):
     ``p = int((size - 1) / 2 + 1)`` and ``hi = min(c + p - 1, C - 1)``, channel c sums the
     squares of channels ``0..hi`` while ``c <= p``, and of channel 0 plus ``c - p + 1..hi`` after
     (channel 0 never leaves the sum); the result is
-    ``input * (k + alpha / size * window_sum) ** -beta``.
+    ``input * (k + alpha / size * window_sum) ** -beta``. Its gradient is torch's formula for
+    this layer, which sums over the symmetric window of ``size`` channels (not the derivative of
+    the quirky forward window).
     """
 
     def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75,
@@ -59,24 +105,7 @@ class CrossMapLRN2d(Module):
         self.k = k
 
     def forward(self, input):
-        if input.dim() != 4:
-            raise ValueError(
-                f"CrossMapLRN2d: Expected input to be 4D, got {input.dim()}D instead.")
-        channels = input.size(1)
-        pre = int((self.size - 1) / 2 + 1)
-        squares = input * input
-        prefix = _pt.cat([_pt.zeros_like(squares[:, :1]), squares.cumsum(1)], 1)
-        hi = [min(c + pre - 1, channels - 1) + 1 for c in range(channels)]
-        lo = [0 if c <= pre else c - pre + 1 for c in range(channels)]
-        index = (lambda v: _factory.tensor(v, dtype=_pt.int64, device=input.device))
-        window = prefix.index_select(1, index(hi)) - prefix.index_select(1, index(lo))
-        if channels > pre + 1:
-            first = squares[:, :1] * _factory.tensor(
-                [float(c > pre) for c in range(channels)], dtype=input.dtype,
-                device=input.device).view(1, channels, 1, 1)
-            window = window + first
-        scale = window * (self.alpha / self.size) + self.k
-        return input * scale.pow(-self.beta)
+        return _CrossMapLRN2dFunction.apply(input, self.size, self.alpha, self.beta, self.k)
 
     def extra_repr(self) -> str:
         return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
