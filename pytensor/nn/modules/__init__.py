@@ -7,6 +7,12 @@ what the blocks imported, so blocks merge without touching each other.
 from .module import Module  # noqa: F401
 from .container import (Container, ModuleDict, ModuleList, ParameterDict,  # noqa: F401
                         ParameterList, Sequential)
+from .lazy import LazyModuleMixin  # noqa: F401
+from .linear import Bilinear, Identity, LazyLinear, Linear  # noqa: F401
+from .sparse import Embedding, EmbeddingBag  # noqa: F401
+from .dropout import (AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d,  # noqa: F401
+                      FeatureAlphaDropout)
+from .flatten import Flatten, Unflatten  # noqa: F401
 
 from .activation import (CELU, ELU, GELU, GLU, Hardshrink, Hardsigmoid,  # noqa: F401
                          Hardswish, Hardtanh, LeakyReLU, LogSigmoid, LogSoftmax, Mish, PReLU,

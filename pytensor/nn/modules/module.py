@@ -204,7 +204,7 @@ class Module:
             raise KeyError(f"attribute '{name}' already exists")
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{typename(tensor)}' object to buffer '{name}' "
-                            "(torch Tensor or None required)")
+                            "(pytensor Tensor or None required)")
         for hook in _global_buffer_registration_hooks.values():
             out = hook(self, name, tensor)
             if out is not None:
@@ -756,7 +756,7 @@ class Module:
             input_param = state_dict[key]
             if not isinstance(input_param, Tensor):
                 error_msgs.append(f'While copying the parameter named "{key}", expected '
-                                  "torch.Tensor or Tensor-like object from checkpoint but "
+                                  "pytensor.Tensor or Tensor-like object from checkpoint but "
                                   f"received {type(input_param)}")
                 continue
             lazy = is_lazy(param)
@@ -841,7 +841,14 @@ class Module:
             post_hooks.append(module)
 
         load(self, state_dict)
-        if not error_msgs and not (strict and (missing_keys or unexpected_keys)):
+        # Note [load_state_dict is all or nothing]: torch copies what matches and then
+        # raises; here the copies wait until the checks passed. Missing or unexpected keys
+        # may still be forgiven by a post-hook, so in that case the old values are kept aside
+        # and put back if the load fails after all.
+        undo = []
+        if not error_msgs:
+            if strict and (missing_keys or unexpected_keys):
+                undo = [_undo_of(job) for job in pending]
             for job in pending:
                 job()
         incompatible = _IncompatibleKeys(missing_keys, unexpected_keys)
@@ -860,6 +867,8 @@ class Module:
                 error_msgs.insert(0, "Missing key(s) in state_dict: {}. ".format(
                     ", ".join(f'"{k}"' for k in missing_keys)))
         if error_msgs:
+            for restore in reversed(undo):
+                restore()
             raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
                 self.__class__.__name__, "\n\t".join(error_msgs)))
         return incompatible
@@ -993,6 +1002,22 @@ class Module:
 
     def compile(self, *args, **kwargs) -> None:
         raise RuntimeError("pytensor has no compiler: Module.compile is not supported")
+
+
+def _undo_of(job):
+    """What puts back the tensor a pending load job (``Module._load_one``) will change."""
+    module = job.func.__self__
+    name, _, param, _, assign, _ = job.args
+    if assign:
+        return functools.partial(setattr, module, name, param)
+    with no_grad():
+        saved = param.detach().clone()
+
+    def restore():
+        with no_grad():
+            param.copy_(saved)
+
+    return restore
 
 
 def _parse_to(args, kwargs):
