@@ -85,3 +85,48 @@ def test_factory_kwargs_make_parameters_of_that_dtype():
         for p in layer.parameters():
             assert p.dtype == pytensor.float64
     assert nn.BatchNorm1d(2, dtype=pytensor.float64).num_batches_tracked.dtype == pytensor.int64
+
+
+LAZY_CASES = [("LazyConv1d", (4, 3), dict(groups=2), (2, 4, 6)),
+              ("LazyConv2d", (4, 3), {}, (3, 5, 5)),
+              ("LazyConv3d", (2, 2), dict(bias=False), (1, 3, 2, 3, 3)),
+              ("LazyConvTranspose1d", (2, 2), dict(stride=2), (1, 3, 4)),
+              ("LazyConvTranspose2d", (2, 3), {}, (1, 3, 2, 2)),
+              ("LazyConvTranspose3d", (2, 2), {}, (1, 3, 2, 2, 2)),
+              ("LazyBatchNorm1d", (), {}, (4, 3)),
+              ("LazyBatchNorm2d", (), dict(affine=False), (2, 3, 2, 2)),
+              ("LazyBatchNorm3d", (), dict(momentum=None), (2, 3, 2, 2, 2)),
+              ("LazyInstanceNorm1d", (), {}, (2, 3, 4)),
+              ("LazyInstanceNorm2d", (), dict(affine=True, track_running_stats=True),
+               (2, 3, 4, 4)),
+              ("LazyInstanceNorm3d", (), dict(affine=True), (1, 3, 2, 2, 2))]
+
+
+@requires_torch
+@pytest.mark.parametrize("name,args,kwargs,shape", LAZY_CASES)
+def test_lazy_layers_like_torch(name, args, kwargs, shape):
+    t = getattr(torch.nn, name)(*args, **kwargs)
+    p = getattr(nn, name)(*args, **kwargs)
+    assert repr(p) == repr(t)
+    assert list(p.state_dict()) == list(t.state_dict())
+    t(torch.zeros(*shape))
+    p(pytensor.zeros(*shape))
+    assert type(p).__name__ == type(t).__name__ and repr(p) == repr(t)
+    for k, v in t.state_dict().items():
+        assert tuple(p.state_dict()[k].shape) == tuple(v.shape), k
+    fresh = getattr(nn, name)(*args, **kwargs)  # a lazy layer takes a checkpoint's shapes
+    fresh.load_state_dict({k: pytensor.from_numpy(v.detach().numpy().copy())
+                           for k, v in t.state_dict().items()})
+    for k, v in t.state_dict().items():
+        assert np.array_equal(np_of(fresh.state_dict()[k]), v.detach().numpy()), k
+
+
+@requires_torch
+def test_lazy_errors_like_torch():
+    from test_nn_layers_util import raises_like
+    raises_like(ValueError, lambda: torch.nn.LazyInstanceNorm1d(affine=True)(torch.zeros(3, 4)),
+                lambda: nn.LazyInstanceNorm1d(affine=True)(pytensor.zeros(3, 4)))
+    raises_like(ValueError, lambda: torch.nn.LazyConv1d(4, 1, groups=2)(torch.zeros(1, 3, 4)),
+                lambda: nn.LazyConv1d(4, 1, groups=2)(pytensor.zeros(1, 3, 4)))
+    raises_like(RuntimeError, lambda: torch.nn.LazyConv2d(4, 1)(torch.zeros(3, 4)),
+                lambda: nn.LazyConv2d(4, 1)(pytensor.zeros(3, 4)))
