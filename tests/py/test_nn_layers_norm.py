@@ -188,7 +188,6 @@ def test_lazy_batch_and_instance_norm_materialize():
                                       "num_batches_tracked"]
 
 
-@requires_torch
 def test_batch_norm_loads_state_without_num_batches_tracked():
     bn = nn.BatchNorm1d(2)
     bn.num_batches_tracked.fill_(7)
@@ -197,3 +196,11 @@ def test_batch_norm_loads_state_without_num_batches_tracked():
     sd._metadata = {"": {"version": 1}}
     bn.load_state_dict(sd)
     assert bn.num_batches_tracked.item() == 7
+
+
+def test_instance_norm_refuses_old_running_stats_without_tracking():
+    sd = {"running_mean": pytensor.zeros(2), "running_var": pytensor.ones(2)}
+    with pytest.raises(RuntimeError) as e:
+        nn.InstanceNorm1d(2).load_state_dict(sd)
+    assert ('Unexpected running stats buffer(s) "running_mean" and "running_var" for '
+            "InstanceNorm1d with track_running_stats=False.") in str(e.value)
