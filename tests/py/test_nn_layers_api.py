@@ -20,7 +20,8 @@ FILES = ["conv", "pooling", "batchnorm", "instancenorm", "normalization", "activ
 # torch names that these files leave out: distributed, attention (elsewhere), a loss over a
 # fused linear layer that pytensor.nn.functional does not have
 ELSEWHERE = {"SyncBatchNorm", "MultiheadAttention", "LinearCrossEntropyLoss"}
-CLASSES = [(f, n) for f in FILES for n in importlib.import_module(f"pytensor.nn.modules.{f}").__all__]
+CLASSES = [(f, n) for f in FILES
+           for n in importlib.import_module(f"pytensor.nn.modules.{f}").__all__]
 
 
 def _params(fn):
@@ -79,9 +80,10 @@ def test_double_converts_floats_and_keeps_the_batch_count():
 
 
 def test_factory_kwargs_make_parameters_of_that_dtype():
-    for layer in (nn.Conv1d(2, 2, 1, dtype=pytensor.float64), nn.LayerNorm(3, dtype=pytensor.float64),
-                  nn.PReLU(dtype=pytensor.float64), nn.GroupNorm(1, 2, dtype=pytensor.float64),
-                  nn.BatchNorm1d(2, dtype=pytensor.float64), nn.RMSNorm(2, dtype=pytensor.float64)):
+    f64 = pytensor.float64
+    for layer in (nn.Conv1d(2, 2, 1, dtype=f64), nn.LayerNorm(3, dtype=f64),
+                  nn.PReLU(dtype=f64), nn.GroupNorm(1, 2, dtype=f64),
+                  nn.BatchNorm1d(2, dtype=f64), nn.RMSNorm(2, dtype=f64)):
         for p in layer.parameters():
             assert p.dtype == pytensor.float64
     assert nn.BatchNorm1d(2, dtype=pytensor.float64).num_batches_tracked.dtype == pytensor.int64
@@ -130,3 +132,16 @@ def test_lazy_errors_like_torch():
                 lambda: nn.LazyConv1d(4, 1, groups=2)(pytensor.zeros(1, 3, 4)))
     raises_like(RuntimeError, lambda: torch.nn.LazyConv2d(4, 1)(torch.zeros(3, 4)),
                 lambda: nn.LazyConv2d(4, 1)(pytensor.zeros(3, 4)))
+
+
+@pytest.mark.parametrize("file", FILES)
+def test_docstring_examples_run(file):
+    import doctest
+    m = importlib.import_module(f"pytensor.nn.modules.{file}")
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    tests = [t for t in doctest.DocTestFinder().find(m, m.__name__, globs={"pytensor": pytensor})
+             if t.examples]
+    assert tests
+    for test in tests:
+        runner.run(test)
+    assert runner.summarize(verbose=False).failed == 0

@@ -11,7 +11,8 @@ from test_nn_layers_util import compare, layer_pair, np_of, rand, same_repr
 
 MISC_CASES = [
     ("ConstantPad1d", (2, 3.5), (2, 3, 4)), ("ConstantPad1d", ((1, 2), -1.0), (3, 4)),
-    ("ConstantPad2d", ((1, 0, 2, 1), 0.5), (1, 2, 3, 3)), ("ConstantPad3d", (1, 2.0), (1, 2, 2, 2)),
+    ("ConstantPad2d", ((1, 0, 2, 1), 0.5), (1, 2, 3, 3)),
+    ("ConstantPad3d", (1, 2.0), (1, 2, 2, 2)),
     ("ZeroPad1d", ((0, 2),), (2, 3, 4)), ("ZeroPad2d", (1,), (1, 2, 3, 3)),
     ("ZeroPad2d", ((1, 0, 2, 1),), (2, 3, 3)), ("ZeroPad3d", ((1, 0, 0, 1, 1, 0),), (1, 1, 2, 2, 2)),
     ("ReflectionPad1d", (2,), (2, 3, 4)), ("ReflectionPad2d", ((1, 2, 0, 1),), (1, 2, 3, 4)),

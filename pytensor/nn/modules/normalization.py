@@ -3,8 +3,8 @@
 
 >>> import pytensor
 >>> ln = pytensor.nn.LayerNorm(2)
->>> ln(pytensor.tensor([[1.0, 3.0]])).tolist()
-[[-0.9999950528144836, 0.9999950528144836]]
+>>> [round(v, 4) for v in ln(pytensor.tensor([[1.0, 3.0]])).flatten().tolist()]
+[-1.0, 1.0]
 """
 
 from __future__ import annotations
