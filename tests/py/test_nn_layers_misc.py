@@ -14,7 +14,8 @@ MISC_CASES = [
     ("ConstantPad2d", ((1, 0, 2, 1), 0.5), (1, 2, 3, 3)),
     ("ConstantPad3d", (1, 2.0), (1, 2, 2, 2)),
     ("ZeroPad1d", ((0, 2),), (2, 3, 4)), ("ZeroPad2d", (1,), (1, 2, 3, 3)),
-    ("ZeroPad2d", ((1, 0, 2, 1),), (2, 3, 3)), ("ZeroPad3d", ((1, 0, 0, 1, 1, 0),), (1, 1, 2, 2, 2)),
+    ("ZeroPad2d", ((1, 0, 2, 1),), (2, 3, 3)),
+    ("ZeroPad3d", ((1, 0, 0, 1, 1, 0),), (1, 1, 2, 2, 2)),
     ("ReflectionPad1d", (2,), (2, 3, 4)), ("ReflectionPad2d", ((1, 2, 0, 1),), (1, 2, 3, 4)),
     ("ReflectionPad3d", (1,), (1, 1, 3, 3, 3)), ("ReplicationPad1d", ((3, 1),), (2, 3, 4)),
     ("ReplicationPad2d", (2,), (2, 3, 3)), ("ReplicationPad3d", ((1, 0, 2, 1, 0, 1),),
@@ -95,6 +96,10 @@ def test_misc_reprs_and_attributes():
     assert repr(nn.Unfold(3)) == "Unfold(kernel_size=3, dilation=1, padding=0, stride=1)"
     assert repr(nn.PairwiseDistance()) == "PairwiseDistance()"
     assert repr(nn.CosineSimilarity()) == "CosineSimilarity()"
+    from pytensor.nn.modules import padding
+    assert isinstance(nn.ReflectionPad2d(1), padding._ReflectionPadNd)
+    assert isinstance(nn.ReplicationPad3d(1), padding._ReplicationPadNd)
+    assert isinstance(nn.ZeroPad1d(1), padding._ConstantPadNd)
     u = nn.UpsamplingBilinear2d(scale_factor=(2, 3))
     assert u.scale_factor == (2.0, 3.0) and u.align_corners and u.name == "UpsamplingBilinear2d"
     assert nn.PairwiseDistance(p=1).norm == 1

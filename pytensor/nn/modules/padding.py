@@ -97,34 +97,42 @@ class ConstantPad3d(_ConstantPadNd):
     _sides = 6
 
 
-class ReflectionPad1d(_PadNd):
+class _ReflectionPadNd(_PadNd):
+    _mode = "reflect"
+
+
+class ReflectionPad1d(_ReflectionPadNd):
     """Pads the last dimension with its reflection about the edge (edge not repeated)."""
-    _mode, _sides = "reflect", 2
+    _sides = 2
 
 
-class ReflectionPad2d(_PadNd):
+class ReflectionPad2d(_ReflectionPadNd):
     """Pads the last two dimensions with their reflection about the edges."""
-    _mode, _sides = "reflect", 4
+    _sides = 4
 
 
-class ReflectionPad3d(_PadNd):
+class ReflectionPad3d(_ReflectionPadNd):
     """Pads the last three dimensions with their reflection about the edges."""
-    _mode, _sides = "reflect", 6
+    _sides = 6
 
 
-class ReplicationPad1d(_PadNd):
+class _ReplicationPadNd(_PadNd):
+    _mode = "replicate"
+
+
+class ReplicationPad1d(_ReplicationPadNd):
     """Pads the last dimension by repeating its edge values."""
-    _mode, _sides = "replicate", 2
+    _sides = 2
 
 
-class ReplicationPad2d(_PadNd):
+class ReplicationPad2d(_ReplicationPadNd):
     """Pads the last two dimensions by repeating their edge values."""
-    _mode, _sides = "replicate", 4
+    _sides = 4
 
 
-class ReplicationPad3d(_PadNd):
+class ReplicationPad3d(_ReplicationPadNd):
     """Pads the last three dimensions by repeating their edge values."""
-    _mode, _sides = "replicate", 6
+    _sides = 6
 
 
 class ZeroPad1d(ConstantPad1d):
