@@ -33,7 +33,6 @@ from typing import Any, Callable, Iterator, Mapping
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ..parameter import Buffer, Parameter
-from ..utils.hooks import BackwardHook, RemovableHandle
 
 __all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
            "register_module_full_backward_pre_hook", "register_module_full_backward_hook",
@@ -86,35 +85,41 @@ def typename(obj) -> str:
     return qualname if module in ("", "builtins") else f"{module}.{qualname}"
 
 
-def _register_global(d: dict, hook, extra=None) -> RemovableHandle:
-    handle = RemovableHandle(d, extra_dict=extra)
+def _handle_cls():
+    # nn.utils imports this module's layers: its hooks file is reached at call time
+    from ..utils.hooks import RemovableHandle
+    return RemovableHandle
+
+
+def _register_global(d: dict, hook, extra=None):
+    handle = _handle_cls()(d, extra_dict=extra)
     d[handle.id] = hook
     return handle
 
 
-def register_module_buffer_registration_hook(hook) -> RemovableHandle:
+def register_module_buffer_registration_hook(hook):
     """Global ``hook(module, name, buffer) -> None or Tensor`` run by ``register_buffer``."""
     return _register_global(_global_buffer_registration_hooks, hook)
 
 
-def register_module_module_registration_hook(hook) -> RemovableHandle:
+def register_module_module_registration_hook(hook):
     """Global ``hook(module, name, submodule) -> None or Module`` run by ``add_module``."""
     return _register_global(_global_module_registration_hooks, hook)
 
 
-def register_module_parameter_registration_hook(hook) -> RemovableHandle:
+def register_module_parameter_registration_hook(hook):
     """Global ``hook(module, name, param) -> None or Parameter`` run by
     ``register_parameter``."""
     return _register_global(_global_parameter_registration_hooks, hook)
 
 
-def register_module_forward_pre_hook(hook) -> RemovableHandle:
+def register_module_forward_pre_hook(hook):
     """Global forward pre-hook, run before every module's own ones."""
     return _register_global(_global_forward_pre_hooks, hook)
 
 
 def register_module_forward_hook(hook, *, with_kwargs: bool = False,
-                                 always_call: bool = False) -> RemovableHandle:
+                                 always_call: bool = False):
     """Global forward hook, run before every module's own ones."""
     handle = _register_global(_global_forward_hooks, hook,
                               extra=_global_forward_hooks_always_called)
@@ -125,14 +130,18 @@ def register_module_forward_hook(hook, *, with_kwargs: bool = False,
     return handle
 
 
-def register_module_full_backward_pre_hook(hook) -> RemovableHandle:
+def register_module_full_backward_pre_hook(hook):
     """Global full backward pre-hook."""
     return _register_global(_global_backward_pre_hooks, hook)
 
 
-def register_module_full_backward_hook(hook) -> RemovableHandle:
+def register_module_full_backward_hook(hook):
     """Global full backward hook."""
     return _register_global(_global_backward_hooks, hook)
+
+
+def _old_backward_hook(hook, module, grad_inputs, grad_outputs):
+    return hook(module, grad_inputs, grad_outputs)
 
 
 def _forward_unimplemented(self, *input: Any) -> None:
@@ -140,8 +149,8 @@ def _forward_unimplemented(self, *input: Any) -> None:
         f'Module [{type(self).__name__}] is missing the required "forward" function')
 
 
-def _new_hook(d: dict, hook, prepend: bool, extra=None) -> RemovableHandle:
-    handle = RemovableHandle(d, extra_dict=extra)
+def _new_hook(d: dict, hook, prepend: bool, extra=None):
+    handle = _handle_cls()(d, extra_dict=extra)
     d[handle.id] = hook
     if prepend:
         d.move_to_end(handle.id, last=False)
@@ -410,21 +419,22 @@ class Module:
 
     # ---- hooks -----------------------------------------------------------------------------
 
-    def register_full_backward_pre_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+    def register_full_backward_pre_hook(self, hook, prepend: bool = False):
         """``hook(module, grad_output) -> tuple or None``, run when the gradients of the
         module's outputs are known; its result replaces grad_output."""
         return _new_hook(self._backward_pre_hooks, hook, prepend)
 
-    def register_backward_hook(self, hook) -> RemovableHandle:
-        """Deprecated: registers ``hook`` as a full backward hook (as torch's
-        ``register_full_backward_hook``; the old per-node semantics are not kept)."""
-        if self._is_full_backward_hook is False:
+    def register_backward_hook(self, hook):
+        """Deprecated (use ``register_full_backward_hook``): ``hook(module, grad_input,
+        grad_output)`` runs as a hook of the autograd node that made the forward's (first)
+        output, so grad_input are that node's input gradients, as torch's."""
+        if self._is_full_backward_hook is True:
             raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
                                "on a single Module. Please use only one of them.")
-        self._is_full_backward_hook = True
+        self._is_full_backward_hook = False
         return _new_hook(self._backward_hooks, hook, False)
 
-    def register_full_backward_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+    def register_full_backward_hook(self, hook, prepend: bool = False):
         """``hook(module, grad_input, grad_output) -> tuple or None``, run when the gradients
         of the module's inputs are known; its result replaces grad_input."""
         if self._is_full_backward_hook is False:
@@ -434,7 +444,7 @@ class Module:
         return _new_hook(self._backward_hooks, hook, prepend)
 
     def register_forward_pre_hook(self, hook, *, prepend: bool = False,
-                                  with_kwargs: bool = False) -> RemovableHandle:
+                                  with_kwargs: bool = False):
         """``hook(module, args) -> None or new args`` (``hook(module, args, kwargs) -> None or
         (args, kwargs)`` with ``with_kwargs``), run before forward."""
         handle = _new_hook(self._forward_pre_hooks, hook, prepend,
@@ -444,7 +454,7 @@ class Module:
         return handle
 
     def register_forward_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False,
-                              always_call: bool = False) -> RemovableHandle:
+                              always_call: bool = False):
         """``hook(module, args, output) -> None or new output`` (``hook(module, args, kwargs,
         output)`` with ``with_kwargs``), run after forward; ``always_call`` runs it even when
         forward raised."""
@@ -464,7 +474,21 @@ class Module:
             full += list(_global_backward_hooks.values())
         if self._is_full_backward_hook:
             full += list(self._backward_hooks.values())
-        return full, pre
+        old = list(self._backward_hooks.values()) if self._is_full_backward_hook is False else []
+        return full, old, pre
+
+    def _register_old_backward_hooks(self, result, hooks) -> None:
+        var = result
+        while not isinstance(var, Tensor):
+            if isinstance(var, dict):
+                var = next(v for v in var.values() if isinstance(v, Tensor))
+            else:
+                var = var[0]
+        node = var.grad_fn
+        if node is None:
+            return
+        for hook in hooks:
+            node.register_hook(functools.partial(_old_backward_hook, hook, self))
 
     def _call_impl(self, *args, **kwargs):
         forward_call = self.forward
@@ -476,10 +500,10 @@ class Module:
         called_always = set()
         result = None
         try:
-            full_hooks, pre_hooks = [], []
+            full_hooks, old_hooks, pre_hooks = [], [], []
             if (self._backward_hooks or self._backward_pre_hooks or _global_backward_hooks
                     or _global_backward_pre_hooks):
-                full_hooks, pre_hooks = self._backward_hook_lists()
+                full_hooks, old_hooks, pre_hooks = self._backward_hook_lists()
             for hook_id, hook in (*_global_forward_pre_hooks.items(),
                                   *self._forward_pre_hooks.items()):
                 if hook_id in self._forward_pre_hooks_with_kwargs:
@@ -496,6 +520,7 @@ class Module:
                         args = res if isinstance(res, tuple) else (res,)
             bw_hook = None
             if full_hooks or pre_hooks:
+                from ..utils.hooks import BackwardHook
                 bw_hook = BackwardHook(self, full_hooks, pre_hooks)
                 args = bw_hook.setup_input_hook(args)
             result = forward_call(*args, **kwargs)
@@ -514,6 +539,8 @@ class Module:
                         result = res
             if bw_hook is not None:
                 result = bw_hook.setup_output_hook(result)
+            if old_hooks:
+                self._register_old_backward_hooks(result, old_hooks)
             return result
         except Exception:
             for hook_id, hook in (*_global_forward_hooks.items(),
@@ -657,16 +684,16 @@ class Module:
 
     # ---- state_dict ------------------------------------------------------------------------
 
-    def _register_state_dict_hook(self, hook) -> RemovableHandle:
+    def _register_state_dict_hook(self, hook):
         return _new_hook(self._state_dict_hooks, hook, False)
 
-    def register_state_dict_post_hook(self, hook) -> RemovableHandle:
+    def register_state_dict_post_hook(self, hook):
         """``hook(module, state_dict, prefix, local_metadata) -> None``, run after
         ``state_dict`` filled its part; it may edit ``state_dict`` in place."""
         hook._from_public_api = True
         return _new_hook(self._state_dict_hooks, hook, False)
 
-    def register_state_dict_pre_hook(self, hook) -> RemovableHandle:
+    def register_state_dict_pre_hook(self, hook):
         """``hook(module, prefix, keep_vars) -> None``, run before ``state_dict``."""
         return _new_hook(self._state_dict_pre_hooks, hook, False)
 
@@ -721,12 +748,12 @@ class Module:
             hook = functools.partial(hook, self)
         return _new_hook(self._load_state_dict_pre_hooks, hook, False)
 
-    def register_load_state_dict_pre_hook(self, hook) -> RemovableHandle:
+    def register_load_state_dict_pre_hook(self, hook):
         """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
         unexpected_keys, error_msgs) -> None``, run before this module loads its part."""
         return self._register_load_state_dict_pre_hook(hook, with_module=True)
 
-    def register_load_state_dict_post_hook(self, hook) -> RemovableHandle:
+    def register_load_state_dict_post_hook(self, hook):
         """``hook(module, incompatible_keys) -> None``, run after ``load_state_dict``
         visited this module; it may edit the key lists in place."""
         return _new_hook(self._load_state_dict_post_hooks, hook, False)
