@@ -279,6 +279,8 @@ def _load_errors(lib, nn_):
     extra = OrderedDict(sd)
     extra["a.nothing"] = lib.zeros(1)
     extra["zzz"] = lib.zeros(1)
+    extra["scale.x"] = lib.zeros(1)  # a parameter has no members
+    extra["a"] = lib.zeros(1)  # a child module is not a tensor
     both = OrderedDict(missing)
     both.update(extra)
     del both["scale"]

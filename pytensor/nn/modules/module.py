@@ -813,7 +813,9 @@ class Module:
             for key in state_dict:
                 if key.startswith(prefix) and key != extra_key:
                     input_name = key[len(prefix):].split(".", 1)
-                    if input_name[0] not in self._modules and input_name[0] not in local_state:
+                    # a dotted rest names something of a child module
+                    owner = self._modules if len(input_name) > 1 else local_state
+                    if input_name[0] not in owner:
                         unexpected_keys.append(key)
 
     def _load_one(self, name, key, param, input_param, assign, error_msgs) -> None:
