@@ -367,3 +367,60 @@ def test_hooks_based_keys_match_torch():
         assert dict(ours.state_dict()._metadata) == dict(theirs.state_dict()._metadata)
         for k, v in theirs.state_dict().items():
             assert tuple(ours.state_dict()[k].shape) == tuple(v.shape)
+
+
+@pytest.mark.parametrize("shape,orth_map", [((4, 4), None), ((6, 3), None), ((3, 6), None),
+                                            ((4, 4), "householder"), ((5, 2), "matrix_exp"),
+                                            ((2, 4, 3), None)])
+def test_orthogonal_parametrization(shape, orth_map):
+    m = nn.Module()
+    m.weight = nn.Parameter(pytensor.randn(*shape))
+    parametrizations.orthogonal(m, orthogonal_map=orth_map)
+    assert list(m.state_dict()) == ["parametrizations.weight.original",
+                                    "parametrizations.weight.0.base"]
+    off_diagonal = 1 - pytensor.eye(shape[-2], shape[-1])  # the diagonal carries signs only
+    with pytensor.no_grad():
+        m.parametrizations.weight.original.add_(pytensor.randn(*shape) * off_diagonal * 0.5)
+    W = _np(m.weight)
+    n, k = shape[-2:]
+    gram = np.swapaxes(W, -1, -2) @ W if n >= k else W @ np.swapaxes(W, -1, -2)
+    np.testing.assert_allclose(gram, np.broadcast_to(np.eye(min(n, k)), gram.shape), atol=1e-5)
+    m.weight.sum().backward()
+    assert m.parametrizations.weight.original.grad is not None
+
+
+def test_orthogonal_errors():
+    with pytest.raises(ValueError, match="Expected a matrix or batch of matrices. Got a tensor "
+                                         "of 1 dimensions."):
+        parametrizations.orthogonal(nn.Linear(2, 2), "bias")
+    with pytest.raises(ValueError, match='orthogonal_map has to be one of "matrix_exp", '
+                                         '"cayley", "householder". Got: qr'):
+        parametrizations.orthogonal(nn.Linear(2, 2), orthogonal_map="qr")
+    with pytest.raises(NotImplementedError, match="cayley"):
+        parametrizations.orthogonal(nn.Linear(2, 2), orthogonal_map="cayley")
+    m = parametrizations.orthogonal(nn.Linear(3, 3), use_trivialization=False)
+    with pytest.raises(NotImplementedError, match="It is not possible to assign to the matrix "
+                                                  "exponential"):
+        m.weight = pytensor.eye(3)
+
+
+@requires_torch
+@pytest.mark.parametrize("shape,orth_map", [((4, 4), None), ((5, 3), None), ((3, 5), None),
+                                            ((4, 4), "householder"), ((5, 3), "matrix_exp")])
+def test_orthogonal_matches_torch(shape, orth_map):
+    t = torch.nn.Linear(shape[1], shape[0])
+    ours = nn.Linear(shape[1], shape[0])
+    ours.load_state_dict({k: pytensor.tensor(v.numpy()) for k, v in t.state_dict().items()})
+    torch.nn.utils.parametrizations.orthogonal(t, orthogonal_map=orth_map)
+    parametrizations.orthogonal(ours, orthogonal_map=orth_map)
+    assert list(ours.state_dict()) == list(t.state_dict())
+    np.testing.assert_allclose(_np(ours.weight), t.weight.detach().numpy(), atol=1e-5)
+    with torch.no_grad():
+        t.parametrizations.weight.original.add_(torch.randn(shape) * 0.3)
+    ours.load_state_dict({k: pytensor.tensor(v.numpy()) for k, v in t.state_dict().items()})
+    np.testing.assert_allclose(_np(ours.weight), t.weight.detach().numpy(), atol=1e-5)
+    x = np.ones((2, shape[1]), dtype=np.float32)
+    ours(pytensor.tensor(x)).pow(2).sum().backward()
+    t(torch.tensor(x)).pow(2).sum().backward()
+    np.testing.assert_allclose(_np(ours.parametrizations.weight.original.grad),
+                               t.parametrizations.weight.original.grad.numpy(), atol=1e-4)
