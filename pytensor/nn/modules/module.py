@@ -625,8 +625,6 @@ class Module(_StateDictMixin):
                     persistent = name not in self._non_persistent_buffers_set
                 if buffers is None:
                     raise AttributeError("cannot assign buffer before Module.__init__() call")
-                # register_buffer refuses a name already in __dict__
-                remove_from(self.__dict__, self._parameters, self._modules)
                 self.register_buffer(name, value, persistent)
             else:
                 super().__setattr__(name, value)
