@@ -254,7 +254,7 @@ class Module(_StateDictMixin):
         """Alias of ``add_module``."""
         self.add_module(name, module)
 
-    def _lookup(self, target: str, what: str):
+    def _lookup(self, target: str):
         mod = self
         for item in target.split(".") if target else ():
             if not hasattr(mod, item):
@@ -268,7 +268,7 @@ class Module(_StateDictMixin):
         """The submodule at the dotted path ``target`` (``""`` is self)."""
         if target == "":
             return self
-        return self._lookup(target, "module")
+        return self._lookup(target)
 
     def set_submodule(self, target: str, module: "Module", strict: bool = False) -> None:
         """Sets the submodule at the dotted path ``target``."""
@@ -277,7 +277,7 @@ class Module(_StateDictMixin):
         atoms = target.split(".")
         if not isinstance(module, Module):
             raise ValueError("`module` is not an nn.Module, found " + str(type(module)))
-        mod = self._lookup(".".join(atoms[:-1]), "module")
+        mod = self._lookup(".".join(atoms[:-1]))
         if strict and not hasattr(mod, atoms[-1]):
             raise AttributeError(mod._get_name() + " has no attribute `" + atoms[-1] + "`")
         if hasattr(mod, atoms[-1]) and not isinstance(getattr(mod, atoms[-1]), Module):
