@@ -279,6 +279,8 @@ def _load_errors(lib, nn_):
     extra = OrderedDict(sd)
     extra["a.nothing"] = lib.zeros(1)
     extra["zzz"] = lib.zeros(1)
+    extra["scale.x"] = lib.zeros(1)  # a parameter has no members
+    extra["a"] = lib.zeros(1)  # a child module is not a tensor
     both = OrderedDict(missing)
     both.update(extra)
     del both["scale"]
@@ -539,3 +541,28 @@ def test_share_memory_uses_tensor_share_memory():
     m = nn.Linear(2, 2)
     w = m.weight
     assert m.share_memory() is m and m.weight is w and w.is_shared()
+
+
+DOC_MODULES = ["pytensor.nn.modules.module", "pytensor.nn.modules.container",
+               "pytensor.nn.modules.lazy", "pytensor.nn.modules.linear",
+               "pytensor.nn.modules.sparse", "pytensor.nn.modules.dropout",
+               "pytensor.nn.modules.flatten", "pytensor.nn.parameter", "pytensor.nn.init",
+               "pytensor.nn.utils.hooks", "pytensor.nn.utils.clip_grad",
+               "pytensor.nn.utils.convert_parameters", "pytensor.nn.utils.parametrize",
+               "pytensor.nn.utils.parametrizations", "pytensor.nn.utils.weight_norm",
+               "pytensor.nn.utils.spectral_norm"]
+
+
+@pytest.mark.parametrize("name", DOC_MODULES)
+def test_docstring_examples_run(name):
+    import doctest
+    import importlib
+    m = importlib.import_module(name)
+    globs = dict(vars(m), pytensor=pytensor)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    tests = [t for t in doctest.DocTestFinder().find(m, name, globs=globs)
+             if t.examples and t.filename == m.__file__]
+    assert tests
+    for t in tests:
+        runner.run(t)
+    assert runner.summarize(verbose=False).failed == 0

@@ -184,3 +184,26 @@ def test_global_backward_hook():
     finally:
         h.remove()
     assert log == [nn.Linear]
+
+
+def _old_hook_log(lib):
+    lin = lib.nn.Linear(3, 2)
+    log = []
+    lin.register_backward_hook(lambda m, gi, go: log.append(
+        ([None if g is None else tuple(g.shape) for g in gi], [tuple(g.shape) for g in go])))
+    lin(lib.ones(4, 3, requires_grad=True)).sum().backward()
+    with pytest.raises(RuntimeError, match="Cannot use both regular backward hooks and full "
+                                           "backward hooks on a single Module"):
+        lin.register_full_backward_hook(lambda *a: None)
+    return log
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_old_backward_hook_sees_the_output_node():
+    assert _old_hook_log(pytensor) == [([(2,), (4, 3), (3, 2)], [(4, 2)])]
+
+
+@requires_torch
+@pytest.mark.filterwarnings("ignore")
+def test_old_backward_hook_matches_torch():
+    assert _old_hook_log(pytensor) == _old_hook_log(torch)

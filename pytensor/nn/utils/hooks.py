@@ -8,9 +8,13 @@ and coming out of the forward pass are each passed through an identity Function;
 the output identity's node sees grad_output, a pre-hook on the input identity's node sees
 grad_input (its incoming gradients), and may replace them.
 
->>> import pytensor
->>> h = RemovableHandle({})
+>>> from collections import OrderedDict
+>>> hooks = OrderedDict()
+>>> h = RemovableHandle(hooks)
+>>> hooks[h.id] = print
 >>> h.remove()
+>>> len(hooks)
+0
 """
 
 from __future__ import annotations
