@@ -64,6 +64,9 @@ def test_conv_transpose_output_size_matches_torch(name, args, kwargs):
     bad = [v + tm.stride[0] for v in low]
     raises_like(ValueError, lambda: tm(torch.from_numpy(x), output_size=bad),
                 lambda: pm(pytensor.from_numpy(x), output_size=bad))
+    bad = (1, args[1], *bad)  # a tuple with the leading dimensions prints as a tuple
+    raises_like(ValueError, lambda: tm(torch.from_numpy(x), output_size=bad),
+                lambda: pm(pytensor.from_numpy(x), output_size=bad))
     raises_like(ValueError, lambda: tm(torch.from_numpy(x), output_size=[4] * (n + 1)),
                 lambda: pm(pytensor.from_numpy(x), output_size=[4] * (n + 1)))
 

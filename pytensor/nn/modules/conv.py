@@ -195,7 +195,6 @@ class _ConvTransposeNd(_ConvNd):
             return _single(self.output_padding)
         batched = input.dim() == num_spatial_dims + 2
         lead = 2 if batched else 1
-        output_size = list(output_size)
         if len(output_size) == lead + num_spatial_dims:
             output_size = output_size[lead:]
         if len(output_size) != num_spatial_dims:
