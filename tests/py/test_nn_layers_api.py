@@ -145,3 +145,16 @@ def test_docstring_examples_run(file):
     for test in tests:
         runner.run(test)
     assert runner.summarize(verbose=False).failed == 0
+
+
+@requires_torch
+@pytest.mark.parametrize("name,args,shape", [
+    ("Conv2d", (3, 4, 3), (1, 2, 5, 5)), ("Conv2d", (3, 4, 3), (1, 3, 2, 2)),
+    ("ConvTranspose1d", (2, 3, 2), (1, 3, 4)), ("BatchNorm1d", (3,), (4, 2)),
+    ("LayerNorm", (4,), (2, 3)), ("MaxPool2d", (3,), (1, 1, 2, 2)), ("GroupNorm", (2, 4), (2, 3, 5)),
+    ("PReLU", (3,), (2, 4)), ("PixelShuffle", (2,), (1, 3, 2, 2)), ("GLU", (), (3, 3)),
+])
+def test_bad_inputs_raise_torchs_errors(name, args, shape):
+    from test_nn_layers_util import raises_like
+    raises_like(Exception, lambda: getattr(torch.nn, name)(*args)(torch.zeros(*shape)),
+                lambda: getattr(nn, name)(*args)(pytensor.zeros(*shape)))

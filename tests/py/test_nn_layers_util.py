@@ -109,6 +109,7 @@ def raises_like(exc, fn_th, fn_pt):
         fn_th()
     with pytest.raises(exc) as ep:
         fn_pt()
+    assert type(ep.value).__name__ == type(et.value).__name__
     assert str(ep.value) == str(et.value).replace("torch.", "pytensor.")
 
 
