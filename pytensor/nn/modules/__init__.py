@@ -13,5 +13,10 @@ from .sparse import Embedding, EmbeddingBag  # noqa: F401
 from .dropout import (AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d,  # noqa: F401
                       FeatureAlphaDropout)
 from .flatten import Flatten, Unflatten  # noqa: F401
+from .rnn import (GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell,  # noqa: F401
+                  RNNCellBase)
+from .mha import MultiheadAttention  # noqa: F401
+from .transformer import (Transformer, TransformerDecoder,  # noqa: F401
+                          TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer)
 
 __all__ = [name for name in dir() if not name.startswith("_") and name[0].isupper()]

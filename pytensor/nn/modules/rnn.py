@@ -32,6 +32,7 @@ from typing import List, Optional, Tuple
 import pytensor
 
 from .. import functional as F
+from .. import init
 from ..parameter import Parameter
 from ..utils.rnn import PackedSequence
 from .module import Module
@@ -264,9 +265,8 @@ class RNNBase(Module):
 
     def reset_parameters(self) -> None:
         stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
-        with pytensor.no_grad():
-            for weight in self.parameters():
-                weight.uniform_(-stdv, stdv)
+        for weight in self.parameters():
+            init.uniform_(weight, -stdv, stdv)
 
     def check_input(self, input: Tensor, batch_sizes: Optional[Tensor]) -> None:
         w_dtype = self._flat_weights[0].dtype
@@ -570,9 +570,8 @@ class RNNCellBase(Module):
 
     def reset_parameters(self) -> None:
         stdv = 1.0 / math.sqrt(self.hidden_size) if self.hidden_size > 0 else 0
-        with pytensor.no_grad():
-            for weight in self.parameters():
-                weight.uniform_(-stdv, stdv)
+        for weight in self.parameters():
+            init.uniform_(weight, -stdv, stdv)
 
     def _check_cell(self, input, hs):
         if input.size(1) != self.weight_ih.size(1):
