@@ -63,7 +63,8 @@ except ImportError:  # the normalization layers are not in this tree yet
 
         def extra_repr(self):
             return (f"{self.normalized_shape}, eps={self.eps}, "
-                    f"elementwise_affine={self.elementwise_affine}")
+                    f"elementwise_affine={self.elementwise_affine}, "
+                    f"bias={self.bias is not None}")
 
 __all__ = ["Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
            "TransformerDecoderLayer"]

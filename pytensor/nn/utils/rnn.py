@@ -240,10 +240,11 @@ def pad_sequence(sequences: Union[Tensor, List[Tensor]], batch_first: bool = Fal
 
 def unpad_sequence(padded_sequences: Tensor, lengths: Tensor,
                    batch_first: bool = False) -> List[Tensor]:
-    """The inverse of :func:`pad_sequence`: the list of ``lengths[b] x *`` sequences. As
-    torch's, it transposes ``padded_sequences`` in place when ``batch_first`` is False."""
+    """The inverse of :func:`pad_sequence`: the list of ``lengths[b] x *`` sequences. (torch's
+    also leaves ``padded_sequences`` transposed in place when ``batch_first`` is False; this one
+    leaves it as it was.)"""
     if not batch_first:
-        padded_sequences.transpose_(0, 1)
+        padded_sequences = padded_sequences.transpose(0, 1)
     return [seq[:int(n)] for seq, n in zip(padded_sequences, lengths)]
 
 
