@@ -331,3 +331,50 @@ def test_unbatched_and_cells_match_torch():
             sum(o.pow(2).sum() for o in op).backward()
             _close(xp.grad, x.grad, "float64")
             _close(pm.weight_hh.grad, tm.weight_hh.grad, "float64")
+
+
+def _grads(m, x, hx):
+    for p in m.parameters():
+        p.grad = None
+    x = x.detach().requires_grad_()
+    hx = tuple(h.detach().requires_grad_() for h in hx)
+    out, (h, c) = m(x, hx)
+    (out.pow(2).sum() + h.pow(3).sum() + (c * 0.5).sum()).backward()
+    return [_np(out), _np(h), _np(c), _np(x.grad)] + [_np(t.grad) for t in hx] + \
+        [_np(p.grad) for p in m.parameters()]
+
+
+def test_whole_sequence_lstm_backward_equals_step_by_step_graph(monkeypatch):
+    import pytensor.nn.modules.rnn as rnn_mod
+    m = nn.LSTM(3, 4, num_layers=2, bidirectional=True, dtype=pytensor.float64)
+    x = pytensor.randn(6, 2, 3, dtype=pytensor.float64)
+    hx = (pytensor.randn(4, 2, 4, dtype=pytensor.float64),
+          pytensor.randn(4, 2, 4, dtype=pytensor.float64))
+    used = []
+    real = rnn_mod._fused_lstm_ok
+    monkeypatch.setattr(rnn_mod, "_fused_lstm_ok", lambda *a: used.append(real(*a)) or used[-1])
+    fused = _grads(m, x, hx)
+    assert used and all(used)
+    monkeypatch.setattr(rnn_mod, "_fused_lstm_ok", lambda *a: False)
+    graph = _grads(m, x, hx)
+    for a, b in zip(fused, graph):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+def test_whole_sequence_lstm_double_backward_equals_graph(monkeypatch):
+    import pytensor.nn.modules.rnn as rnn_mod
+    m = nn.LSTM(2, 3, bidirectional=True, dtype=pytensor.float64)
+    x0 = pytensor.randn(4, 2, 2, dtype=pytensor.float64)
+
+    def second():
+        for p in m.parameters():
+            p.grad = None
+        x = x0.clone().requires_grad_()
+        (g,) = pytensor.autograd.grad(m(x)[0].pow(2).sum(), x, create_graph=True)
+        g.pow(2).sum().backward()
+        return [_np(x.grad)] + [_np(p.grad) for p in m.parameters()]
+
+    fused = second()
+    monkeypatch.setattr(rnn_mod, "_fused_lstm_ok", lambda *a: False)
+    for a, b in zip(fused, second()):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
