@@ -240,3 +240,10 @@ def test_transformer_matches_torch():
     _close(srcp.grad, src.grad, "float64")
     _grads_match(pm, tm, "float64")
     assert str(pm) == str(tm)
+
+
+def test_activation_module_is_recognized_as_torch_does():
+    layer = nn.TransformerEncoderLayer(8, 2, 16, activation=nn.GELU())
+    assert layer.activation_relu_or_gelu == 2
+    assert nn.TransformerEncoderLayer(8, 2, 16, activation=nn.ReLU()).activation_relu_or_gelu == 1
+    assert nn.TransformerEncoderLayer(8, 2, 16, activation=F.silu).activation_relu_or_gelu == 0

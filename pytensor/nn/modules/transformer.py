@@ -27,44 +27,13 @@ import pytensor
 from .. import functional as F
 from .._f_mha import _canonical_mask, _none_or_dtype
 from ..init import xavier_uniform_
+from .activation import GELU, ReLU
 from .container import ModuleList
 from .dropout import Dropout
 from .linear import Linear
 from .mha import MultiheadAttention
 from .module import Module
-
-try:
-    from .normalization import LayerNorm
-except ImportError:  # the normalization layers are not in this tree yet
-    from ..parameter import Parameter
-
-    class LayerNorm(Module):
-        """LayerNorm over the last dims (the transformer's use of it)."""
-
-        def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True,
-                     device=None, dtype=None):
-            super().__init__()
-            if isinstance(normalized_shape, int):
-                normalized_shape = (normalized_shape,)
-            self.normalized_shape = tuple(normalized_shape)
-            self.eps = eps
-            self.elementwise_affine = elementwise_affine
-            factory = {"device": device, "dtype": dtype}
-            if elementwise_affine:
-                self.weight = Parameter(pytensor.ones(self.normalized_shape, **factory))
-                self.bias = (Parameter(pytensor.zeros(self.normalized_shape, **factory))
-                             if bias else None)
-            else:
-                self.register_parameter("weight", None)
-                self.register_parameter("bias", None)
-
-        def forward(self, input):
-            return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
-
-        def extra_repr(self):
-            return (f"{self.normalized_shape}, eps={self.eps}, "
-                    f"elementwise_affine={self.elementwise_affine}, "
-                    f"bias={self.bias is not None}")
+from .normalization import LayerNorm
 
 __all__ = ["Transformer", "TransformerEncoder", "TransformerDecoder", "TransformerEncoderLayer",
            "TransformerDecoderLayer"]
@@ -111,9 +80,9 @@ def _detect_is_causal_mask(mask: Optional[Tensor], is_causal: Optional[bool] = N
 
 
 def _relu_or_gelu(activation) -> int:
-    if activation is F.relu or type(activation).__name__ == "ReLU":
+    if activation is F.relu or isinstance(activation, ReLU):
         return 1
-    if activation is F.gelu or type(activation).__name__ == "GELU":
+    if activation is F.gelu or isinstance(activation, GELU):
         return 2
     return 0
 
