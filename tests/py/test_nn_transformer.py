@@ -247,3 +247,18 @@ def test_activation_module_is_recognized_as_torch_does():
     assert layer.activation_relu_or_gelu == 2
     assert nn.TransformerEncoderLayer(8, 2, 16, activation=nn.ReLU()).activation_relu_or_gelu == 1
     assert nn.TransformerEncoderLayer(8, 2, 16, activation=F.silu).activation_relu_or_gelu == 0
+
+
+@pytest.mark.parametrize("name", ["pytensor.nn.modules.rnn", "pytensor.nn.modules.mha",
+                                  "pytensor.nn.modules.transformer", "pytensor.nn.utils.rnn"])
+def test_docstring_examples_run(name):
+    import doctest
+    import importlib
+    m = importlib.import_module(name)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    tests = [t for t in doctest.DocTestFinder().find(m, name, globs={"pytensor": pytensor})
+             if t.examples and t.filename == m.__file__]
+    assert tests
+    for t in tests:
+        runner.run(t)
+    assert runner.summarize(verbose=False).failed == 0
