@@ -150,6 +150,7 @@ class _LSTMLayer(Function):
 
     @staticmethod
     def forward(ctx, xp, h, c, w_hh, reverse):
+        ctx.save_for_backward(xp, h, c, w_hh)
         H = c.shape[1]
         T = xp.shape[0] // h.shape[0] if h.shape[0] else 0
         w_t = w_hh.t().contiguous()  # a row-major right operand: the faster product
@@ -167,9 +168,6 @@ class _LSTMLayer(Function):
             outs[t] = h
             acts[t] = (sg, g, tc)
         ctx.state = (acts, hprev, cprev, reverse, H)
-        ctx.save_for_backward(xp, hprev[0] if T and not reverse else h if not T else
-                              hprev[T - 1], cprev[0] if T and not reverse else c if not T
-                              else cprev[T - 1], w_hh)
         out = pytensor.cat(outs) if T else xp.new_empty((0, H))
         return out, h, c
 
