@@ -378,3 +378,19 @@ def test_whole_sequence_lstm_double_backward_equals_graph(monkeypatch):
     monkeypatch.setattr(rnn_mod, "_fused_lstm_ok", lambda *a: False)
     for a, b in zip(fused, second()):
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+
+
+def test_conversion_copy_pickle_and_assign_keep_weights_in_use():
+    import copy
+    import pickle
+    m = nn.LSTM(3, 4, bidirectional=True)
+    x = pytensor.randn(5, 2, 3, dtype=pytensor.float64)
+    assert m.double() is m and m._flat_weights[0].dtype == pytensor.float64
+    ref = _np(m(x)[0])
+    for other in (copy.deepcopy(m), pickle.loads(pickle.dumps(m))):
+        assert other._flat_weights[0] is other.weight_ih_l0
+        assert other.weight_ih_l0 is not m.weight_ih_l0
+        np.testing.assert_array_equal(_np(other(x)[0]), ref)
+    m.load_state_dict({k: v * 0 for k, v in m.state_dict().items()}, assign=True)
+    assert m._flat_weights[0] is m.weight_ih_l0
+    assert np.abs(_np(m(x)[0])).max() == 0
