@@ -215,7 +215,7 @@ class BuildExt(build_ext):
 setup(
     version=VERSION["__version__"],
     packages=["pytensor", "pytensor._C", "pytensor.autograd", "pytensor.backends", "pytensor.cuda",
-              "pytensor.nn"],
+              "pytensor.nn", "pytensor.nn.modules", "pytensor.nn.utils"],
     libraries=[("pytensor_core", {
         "sources": CORE_SOURCES,
         "include_dirs": INCLUDE_DIRS,

@@ -198,9 +198,10 @@ def _old_hook_log(lib):
     return log
 
 
-@pytest.mark.filterwarnings("ignore")
 def test_old_backward_hook_sees_the_output_node():
-    assert _old_hook_log(pytensor) == [([(2,), (4, 3), (3, 2)], [(4, 2)])]
+    with pytest.warns(FutureWarning, match="Using a non-full backward hook when the forward "
+                                           "contains multiple autograd Nodes is deprecated"):
+        assert _old_hook_log(pytensor) == [([(2,), (4, 3), (3, 2)], [(4, 2)])]
 
 
 @requires_torch

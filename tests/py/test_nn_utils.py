@@ -424,3 +424,16 @@ def test_orthogonal_matches_torch(shape, orth_map):
     t(torch.tensor(x)).pow(2).sum().backward()
     np.testing.assert_allclose(_np(ours.parametrizations.weight.original.grad),
                                t.parametrizations.weight.original.grad.numpy(), atol=1e-4)
+
+
+def test_transfer_parametrizations_and_params():
+    a = nn.Linear(2, 2)
+    parametrize.register_parametrization(a, "weight", _scale(nn))
+    b = parametrize.transfer_parametrizations_and_params(a, nn.Linear(2, 2))
+    assert type(b).__name__ == "ParametrizedLinear"
+    assert b.parametrizations.weight.original is a.parametrizations.weight.original
+    np.testing.assert_array_equal(_np(b.weight), _np(a.weight))
+    c = parametrize.transfer_parametrizations_and_params(a, nn.Module(), "weight")
+    assert list(c.state_dict()) == ["parametrizations.weight.original"]
+    plain = nn.Linear(2, 2)
+    assert parametrize.transfer_parametrizations_and_params(plain, c) is c
