@@ -156,7 +156,8 @@ def test_flatten_parameters_is_a_noop_and_replaced_weights_are_used():
      "Unknown nonlinearity 'x'. Select from 'tanh' or 'relu'."),
     (lambda: nn.GRU(4, 3, proj_size=1), ValueError,
      "proj_size argument is only supported for LSTM, not RNN or GRU"),
-    (lambda: nn.LSTM(4, 3, proj_size=3), ValueError, "proj_size has to be smaller than hidden_size"),
+    (lambda: nn.LSTM(4, 3, proj_size=3), ValueError,
+     "proj_size has to be smaller than hidden_size"),
     (lambda: nn.LSTM(4, 3, dropout=2), ValueError,
      "dropout should be a number in range [0, 1] representing the probability of an element "
      "being zeroed"),
