@@ -89,7 +89,8 @@ def test_stacks_and_transformer():
     keys = list(t.state_dict())
     assert keys[0] == "encoder.layers.0.self_attn.in_proj_weight"
     assert "encoder.layers.1.norm2.bias" in keys and "encoder.norm.weight" in keys
-    assert "decoder.layers.0.multihead_attn.out_proj.bias" in keys and keys[-1] == "decoder.norm.bias"
+    assert "decoder.layers.0.multihead_attn.out_proj.bias" in keys
+    assert keys[-1] == "decoder.norm.bias"
     layers = t.encoder.layers
     assert layers[0].linear1.weight is not layers[1].linear1.weight
     src, tgt = pytensor.randn(6, 2, 8), pytensor.randn(4, 2, 8)
@@ -111,7 +112,8 @@ def test_encoder_nested_tensor_warning_and_flag():
 @pytest.mark.parametrize("call, exc, msg", [
     (lambda: nn.MultiheadAttention(0, 2), ValueError,
      "embed_dim and num_heads must be greater than 0, got embed_dim=0 and num_heads=2 instead"),
-    (lambda: nn.MultiheadAttention(7, 2), AssertionError, "embed_dim must be divisible by num_heads"),
+    (lambda: nn.MultiheadAttention(7, 2), AssertionError,
+     "embed_dim must be divisible by num_heads"),
     (lambda: nn.TransformerEncoderLayer(8, 2, activation="tanh"), RuntimeError,
      "activation should be relu/gelu, not tanh"),
     (lambda: nn.Transformer(8, 2, 1, 1, 16)(pytensor.randn(3, 2, 8), pytensor.randn(3, 3, 8)),
