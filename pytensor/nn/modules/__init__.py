@@ -22,7 +22,6 @@ from .sparse import Embedding, EmbeddingBag  # noqa: E402,F401
 from .dropout import (AlphaDropout, Dropout, Dropout1d, Dropout2d, Dropout3d,  # noqa: E402,F401
                       FeatureAlphaDropout)
 from .flatten import Flatten, Unflatten  # noqa: E402,F401
-
 from .activation import (CELU, ELU, GELU, GLU, Hardshrink, Hardsigmoid,  # noqa: E402,F401
                          Hardswish, Hardtanh, LeakyReLU, LogSigmoid, LogSoftmax, Mish, PReLU,
                          ReLU, ReLU6, RReLU, SELU, Sigmoid, SiLU, Softmax, Softmax2d, Softmin,
@@ -56,3 +55,8 @@ from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d,  
                       LPPool2d, LPPool3d, MaxPool1d, MaxPool2d, MaxPool3d, MaxUnpool1d,
                       MaxUnpool2d, MaxUnpool3d)
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d  # noqa: E402,F401
+from .rnn import (GRU, GRUCell, LSTM, LSTMCell, RNN, RNNBase, RNNCell,  # noqa: E402,F401
+                  RNNCellBase)
+from .mha import MultiheadAttention  # noqa: E402,F401
+from .transformer import (Transformer, TransformerDecoder,  # noqa: E402,F401
+                          TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer)
