@@ -16,4 +16,4 @@ time.
 from __future__ import annotations
 
 from .optimizer import Optimizer  # noqa: F401
-from . import lr_scheduler  # noqa: F401,E402
+from . import lr_scheduler, swa_utils  # noqa: F401,E402
