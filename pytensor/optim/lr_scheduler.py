@@ -310,7 +310,8 @@ class LambdaLR(_LambdaScheduler):
 
     def get_lr(self) -> list:
         _warn_get_lr_called_within_step(self)
-        return [base * fn(self.last_epoch) for fn, base in zip(self.lr_lambdas, self.base_lrs, strict=True)]
+        return [base * fn(self.last_epoch)
+                for fn, base in zip(self.lr_lambdas, self.base_lrs, strict=True)]
 
 
 class MultiplicativeLR(_LambdaScheduler):

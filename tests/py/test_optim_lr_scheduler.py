@@ -226,6 +226,48 @@ def test_tensor_lr_matches_torch():
             o2.param_groups[0]["initial_lr"])
 
 
+@requires_torch
+def test_tensor_lr_plateau_and_onecycle_match_torch():
+    for build in (lambda M, o: M.ReduceLROnPlateau(o, patience=1, factor=0.5),
+                  lambda M, o: M.OneCycleLR(o, 0.5, total_steps=20)):
+        o1 = _SGDLike([pytensor.zeros(2, requires_grad=True)],
+                      lr=pytensor.tensor(0.1, dtype=pytensor.float64))
+        o2 = torch.optim.SGD([torch.zeros(2, requires_grad=True)],
+                             lr=torch.tensor(0.1, dtype=torch.float64), momentum=0.9)
+        s1, s2 = build(L, o1), build(torch.optim.lr_scheduler, o2)
+        plateau = isinstance(s1, L.ReduceLROnPlateau)
+        for i in range(19):
+            o1.step(), o2.step()
+            if plateau:
+                s1.step(1.0), s2.step(1.0)
+            else:
+                s1.step(), s2.step()
+            a, b = s1.get_last_lr()[0], s2.get_last_lr()[0]
+            assert isinstance(a, pytensor.Tensor) == isinstance(b, torch.Tensor)
+            assert float(a) == pytest.approx(float(b), abs=1e-12, rel=0)
+
+
+@requires_torch
+def test_public_names_and_classes_as_torch():
+    T = torch.optim.lr_scheduler
+    assert sorted(L.__all__) == sorted(T.__all__)
+    assert issubclass(L._LRScheduler, L.LRScheduler)
+    for name in T.__all__:
+        assert issubclass(getattr(L, name), L.LRScheduler) == issubclass(getattr(T, name),
+                                                                          T.LRScheduler)
+    assert L.EPOCH_DEPRECATION_WARNING == T.EPOCH_DEPRECATION_WARNING
+
+
+def test_scheduler_pickles_without_its_optimizer_wrapper():
+    import copy
+    opt = _pt_opt((0.1, 0.2))
+    s = L.MultiStepLR(opt, [2, 4], 0.5)
+    _run(s, opt, 3)
+    clone = pickle.loads(pickle.dumps(s))
+    assert clone.get_last_lr() == s.get_last_lr() and clone.milestones == s.milestones
+    assert copy.deepcopy(s).state_dict() == s.state_dict()
+
+
 # ---------------------------------------------------------------- without torch: closed forms
 def _lrs(sched, opt, n):
     return [r[0] for r in _run(sched, opt, n)]
@@ -562,7 +604,8 @@ def test_plateau_min_lrs_after_new_group():
     s.step(1.0)
     opt.add_param_group({"params": [pytensor.zeros(1, requires_grad=True)], "lr": 0.3})
     s.step(2.0)
-    assert s.min_lrs == [0.001, 0.001] and s.get_last_lr() == [pytest.approx(0.01), pytest.approx(0.03)]
+    assert s.min_lrs == [0.001, 0.001]
+    assert s.get_last_lr() == [pytest.approx(0.01), pytest.approx(0.03)]
 
 
 @requires_torch
