@@ -38,7 +38,7 @@ import warnings
 from bisect import bisect_right
 from collections import Counter
 from functools import partial, wraps
-from typing import Any, Callable, Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 from weakref import ref
 
 from .._tensor import Tensor
