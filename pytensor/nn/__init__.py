@@ -14,6 +14,5 @@ from .parameter import Buffer, Parameter  # noqa: F401
 
 # Module, the containers and the layers (pytensor.nn.modules), init and utils
 from .modules import *  # noqa: F401,F403,E402
-from .modules import __all__ as _modules_all  # noqa: E402
 from .parameter import UninitializedBuffer, UninitializedParameter  # noqa: F401,E402
 from . import init, utils  # noqa: F401,E402

@@ -7,6 +7,9 @@ access to ordinary attributes never pays for the lookup. Walks over the tree
 (``named_modules``, ``named_parameters``, ``state_dict``, ``_apply``) recurse through
 ``_modules`` in insertion order, which is what gives state_dict keys their order.
 
+The state_dict half (``state_dict``, ``load_state_dict``, their hooks) is ``_StateDictMixin``
+in _module_state.py.
+
 ``__call__`` goes to ``forward`` directly when neither this module nor the global registry holds
 a hook (the common case); otherwise ``_call_impl`` runs forward pre-hooks, forward, forward
 hooks and sets up full backward hooks (Note [module backward hooks] in nn/utils/hooks.py).
@@ -25,15 +28,15 @@ hooks and sets up full backward hooks (Note [module backward hooks] in nn/utils/
 from __future__ import annotations
 
 import functools
-import itertools
 import warnings
-from collections import OrderedDict, namedtuple
-from typing import Any, Callable, Iterator, Mapping
+from collections import OrderedDict
+from typing import Any, Callable, Iterator
 
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ..parameter import Buffer, Parameter
-from ..utils.hooks import BackwardHook, RemovableHandle
+from ._module_state import (_IncompatibleKeys, _StateDictMixin, _handle_cls,  # noqa: F401
+                            _new_hook)
 
 __all__ = ["Module", "register_module_forward_pre_hook", "register_module_forward_hook",
            "register_module_full_backward_pre_hook", "register_module_full_backward_hook",
@@ -50,17 +53,6 @@ _global_forward_hooks_with_kwargs: dict = OrderedDict()
 _global_buffer_registration_hooks: dict = OrderedDict()
 _global_module_registration_hooks: dict = OrderedDict()
 _global_parameter_registration_hooks: dict = OrderedDict()
-
-
-class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
-    __slots__ = ()
-
-    def __repr__(self):
-        if not self.missing_keys and not self.unexpected_keys:
-            return "<All keys matched successfully>"
-        return super().__repr__()
-
-    __str__ = __repr__
 
 
 def _addindent(s_: str, num_spaces: int) -> str:
@@ -86,35 +78,35 @@ def typename(obj) -> str:
     return qualname if module in ("", "builtins") else f"{module}.{qualname}"
 
 
-def _register_global(d: dict, hook, extra=None) -> RemovableHandle:
-    handle = RemovableHandle(d, extra_dict=extra)
+def _register_global(d: dict, hook, extra=None):
+    handle = _handle_cls()(d, extra_dict=extra)
     d[handle.id] = hook
     return handle
 
 
-def register_module_buffer_registration_hook(hook) -> RemovableHandle:
+def register_module_buffer_registration_hook(hook):
     """Global ``hook(module, name, buffer) -> None or Tensor`` run by ``register_buffer``."""
     return _register_global(_global_buffer_registration_hooks, hook)
 
 
-def register_module_module_registration_hook(hook) -> RemovableHandle:
+def register_module_module_registration_hook(hook):
     """Global ``hook(module, name, submodule) -> None or Module`` run by ``add_module``."""
     return _register_global(_global_module_registration_hooks, hook)
 
 
-def register_module_parameter_registration_hook(hook) -> RemovableHandle:
+def register_module_parameter_registration_hook(hook):
     """Global ``hook(module, name, param) -> None or Parameter`` run by
     ``register_parameter``."""
     return _register_global(_global_parameter_registration_hooks, hook)
 
 
-def register_module_forward_pre_hook(hook) -> RemovableHandle:
+def register_module_forward_pre_hook(hook):
     """Global forward pre-hook, run before every module's own ones."""
     return _register_global(_global_forward_pre_hooks, hook)
 
 
 def register_module_forward_hook(hook, *, with_kwargs: bool = False,
-                                 always_call: bool = False) -> RemovableHandle:
+                                 always_call: bool = False):
     """Global forward hook, run before every module's own ones."""
     handle = _register_global(_global_forward_hooks, hook,
                               extra=_global_forward_hooks_always_called)
@@ -125,14 +117,18 @@ def register_module_forward_hook(hook, *, with_kwargs: bool = False,
     return handle
 
 
-def register_module_full_backward_pre_hook(hook) -> RemovableHandle:
+def register_module_full_backward_pre_hook(hook):
     """Global full backward pre-hook."""
     return _register_global(_global_backward_pre_hooks, hook)
 
 
-def register_module_full_backward_hook(hook) -> RemovableHandle:
+def register_module_full_backward_hook(hook):
     """Global full backward hook."""
     return _register_global(_global_backward_hooks, hook)
+
+
+def _old_backward_hook(hook, module, grad_inputs, grad_outputs):
+    return hook(module, grad_inputs, grad_outputs)
 
 
 def _forward_unimplemented(self, *input: Any) -> None:
@@ -140,15 +136,7 @@ def _forward_unimplemented(self, *input: Any) -> None:
         f'Module [{type(self).__name__}] is missing the required "forward" function')
 
 
-def _new_hook(d: dict, hook, prepend: bool, extra=None) -> RemovableHandle:
-    handle = RemovableHandle(d, extra_dict=extra)
-    d[handle.id] = hook
-    if prepend:
-        d.move_to_end(handle.id, last=False)
-    return handle
-
-
-class Module:
+class Module(_StateDictMixin):
     """Base class for all neural network modules (``torch.nn.Module``)."""
 
     dump_patches: bool = False
@@ -204,7 +192,7 @@ class Module:
             raise KeyError(f"attribute '{name}' already exists")
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"cannot assign '{typename(tensor)}' object to buffer '{name}' "
-                            "(torch Tensor or None required)")
+                            "(pytensor Tensor or None required)")
         for hook in _global_buffer_registration_hooks.values():
             out = hook(self, name, tensor)
             if out is not None:
@@ -266,7 +254,7 @@ class Module:
         """Alias of ``add_module``."""
         self.add_module(name, module)
 
-    def _lookup(self, target: str, what: str):
+    def _lookup(self, target: str):
         mod = self
         for item in target.split(".") if target else ():
             if not hasattr(mod, item):
@@ -280,7 +268,7 @@ class Module:
         """The submodule at the dotted path ``target`` (``""`` is self)."""
         if target == "":
             return self
-        return self._lookup(target, "module")
+        return self._lookup(target)
 
     def set_submodule(self, target: str, module: "Module", strict: bool = False) -> None:
         """Sets the submodule at the dotted path ``target``."""
@@ -289,7 +277,7 @@ class Module:
         atoms = target.split(".")
         if not isinstance(module, Module):
             raise ValueError("`module` is not an nn.Module, found " + str(type(module)))
-        mod = self._lookup(".".join(atoms[:-1]), "module")
+        mod = self._lookup(".".join(atoms[:-1]))
         if strict and not hasattr(mod, atoms[-1]):
             raise AttributeError(mod._get_name() + " has no attribute `" + atoms[-1] + "`")
         if hasattr(mod, atoms[-1]) and not isinstance(getattr(mod, atoms[-1]), Module):
@@ -317,18 +305,6 @@ class Module:
         if buffer_name not in mod._buffers:
             raise AttributeError("`" + buffer_name + "` is not a buffer")
         return buffer
-
-    def get_extra_state(self) -> Any:
-        raise RuntimeError(
-            "Reached a code path in Module.get_extra_state() that should never be called. "
-            "Please file an issue at https://github.com/pytorch/pytorch/issues/new?template="
-            "bug-report.yml to report this bug.")
-
-    def set_extra_state(self, state: Any) -> None:
-        raise RuntimeError(
-            "Reached a code path in Module.set_extra_state() that should never be called. "
-            "Please file an issue at https://github.com/pytorch/pytorch/issues/new?template="
-            "bug-report.yml to report this bug.")
 
     # ---- conversion ------------------------------------------------------------------------
 
@@ -410,21 +386,22 @@ class Module:
 
     # ---- hooks -----------------------------------------------------------------------------
 
-    def register_full_backward_pre_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+    def register_full_backward_pre_hook(self, hook, prepend: bool = False):
         """``hook(module, grad_output) -> tuple or None``, run when the gradients of the
         module's outputs are known; its result replaces grad_output."""
         return _new_hook(self._backward_pre_hooks, hook, prepend)
 
-    def register_backward_hook(self, hook) -> RemovableHandle:
-        """Deprecated: registers ``hook`` as a full backward hook (as torch's
-        ``register_full_backward_hook``; the old per-node semantics are not kept)."""
-        if self._is_full_backward_hook is False:
+    def register_backward_hook(self, hook):
+        """Deprecated (use ``register_full_backward_hook``): ``hook(module, grad_input,
+        grad_output)`` runs as a hook of the autograd node that made the forward's (first)
+        output, so grad_input are that node's input gradients, as torch's."""
+        if self._is_full_backward_hook is True:
             raise RuntimeError("Cannot use both regular backward hooks and full backward hooks "
                                "on a single Module. Please use only one of them.")
-        self._is_full_backward_hook = True
+        self._is_full_backward_hook = False
         return _new_hook(self._backward_hooks, hook, False)
 
-    def register_full_backward_hook(self, hook, prepend: bool = False) -> RemovableHandle:
+    def register_full_backward_hook(self, hook, prepend: bool = False):
         """``hook(module, grad_input, grad_output) -> tuple or None``, run when the gradients
         of the module's inputs are known; its result replaces grad_input."""
         if self._is_full_backward_hook is False:
@@ -434,7 +411,7 @@ class Module:
         return _new_hook(self._backward_hooks, hook, prepend)
 
     def register_forward_pre_hook(self, hook, *, prepend: bool = False,
-                                  with_kwargs: bool = False) -> RemovableHandle:
+                                  with_kwargs: bool = False):
         """``hook(module, args) -> None or new args`` (``hook(module, args, kwargs) -> None or
         (args, kwargs)`` with ``with_kwargs``), run before forward."""
         handle = _new_hook(self._forward_pre_hooks, hook, prepend,
@@ -444,7 +421,7 @@ class Module:
         return handle
 
     def register_forward_hook(self, hook, *, prepend: bool = False, with_kwargs: bool = False,
-                              always_call: bool = False) -> RemovableHandle:
+                              always_call: bool = False):
         """``hook(module, args, output) -> None or new output`` (``hook(module, args, kwargs,
         output)`` with ``with_kwargs``), run after forward; ``always_call`` runs it even when
         forward raised."""
@@ -464,7 +441,21 @@ class Module:
             full += list(_global_backward_hooks.values())
         if self._is_full_backward_hook:
             full += list(self._backward_hooks.values())
-        return full, pre
+        old = list(self._backward_hooks.values()) if self._is_full_backward_hook is False else []
+        return full, old, pre
+
+    def _register_old_backward_hooks(self, result, hooks) -> None:
+        var = result
+        while not isinstance(var, Tensor):
+            if isinstance(var, dict):
+                var = next(v for v in var.values() if isinstance(v, Tensor))
+            else:
+                var = var[0]
+        node = var.grad_fn
+        if node is None:
+            return
+        for hook in hooks:
+            node.register_hook(functools.partial(_old_backward_hook, hook, self))
 
     def _call_impl(self, *args, **kwargs):
         forward_call = self.forward
@@ -476,10 +467,10 @@ class Module:
         called_always = set()
         result = None
         try:
-            full_hooks, pre_hooks = [], []
+            full_hooks, old_hooks, pre_hooks = [], [], []
             if (self._backward_hooks or self._backward_pre_hooks or _global_backward_hooks
                     or _global_backward_pre_hooks):
-                full_hooks, pre_hooks = self._backward_hook_lists()
+                full_hooks, old_hooks, pre_hooks = self._backward_hook_lists()
             for hook_id, hook in (*_global_forward_pre_hooks.items(),
                                   *self._forward_pre_hooks.items()):
                 if hook_id in self._forward_pre_hooks_with_kwargs:
@@ -496,6 +487,7 @@ class Module:
                         args = res if isinstance(res, tuple) else (res,)
             bw_hook = None
             if full_hooks or pre_hooks:
+                from ..utils.hooks import BackwardHook
                 bw_hook = BackwardHook(self, full_hooks, pre_hooks)
                 args = bw_hook.setup_input_hook(args)
             result = forward_call(*args, **kwargs)
@@ -514,6 +506,8 @@ class Module:
                         result = res
             if bw_hook is not None:
                 result = bw_hook.setup_output_hook(result)
+            if old_hooks:
+                self._register_old_backward_hooks(result, old_hooks)
             return result
         except Exception:
             for hook_id, hook in (*_global_forward_hooks.items(),
@@ -631,8 +625,6 @@ class Module:
                     persistent = name not in self._non_persistent_buffers_set
                 if buffers is None:
                     raise AttributeError("cannot assign buffer before Module.__init__() call")
-                # register_buffer refuses a name already in __dict__
-                remove_from(self.__dict__, self._parameters, self._modules)
                 self.register_buffer(name, value, persistent)
             else:
                 super().__setattr__(name, value)
@@ -654,215 +646,6 @@ class Module:
         keys = (module_attrs + attrs + list(self._parameters) + list(self._modules)
                 + list(self._buffers))
         return sorted(k for k in set(keys) if not k[0].isdigit())
-
-    # ---- state_dict ------------------------------------------------------------------------
-
-    def _register_state_dict_hook(self, hook) -> RemovableHandle:
-        return _new_hook(self._state_dict_hooks, hook, False)
-
-    def register_state_dict_post_hook(self, hook) -> RemovableHandle:
-        """``hook(module, state_dict, prefix, local_metadata) -> None``, run after
-        ``state_dict`` filled its part; it may edit ``state_dict`` in place."""
-        hook._from_public_api = True
-        return _new_hook(self._state_dict_hooks, hook, False)
-
-    def register_state_dict_pre_hook(self, hook) -> RemovableHandle:
-        """``hook(module, prefix, keep_vars) -> None``, run before ``state_dict``."""
-        return _new_hook(self._state_dict_pre_hooks, hook, False)
-
-    def _save_to_state_dict(self, destination, prefix: str, keep_vars: bool) -> None:
-        for name, param in self._parameters.items():
-            if param is not None:
-                destination[prefix + name] = param if keep_vars else param.detach()
-        for name, buf in self._buffers.items():
-            if buf is not None and name not in self._non_persistent_buffers_set:
-                destination[prefix + name] = buf if keep_vars else buf.detach()
-        if type(self).get_extra_state is not Module.get_extra_state:
-            destination[prefix + "_extra_state"] = self.get_extra_state()
-
-    def state_dict(self, *args, destination=None, prefix: str = "", keep_vars: bool = False):
-        """An OrderedDict of every parameter and persistent buffer by dotted name (detached
-        unless ``keep_vars``), with ``_metadata`` holding each module's ``version``."""
-        if args:
-            warnings.warn("Positional args are being deprecated, use kwargs instead. Refer to "
-                          "https://pytorch.org/docs/main/generated/torch.nn.Module.html"
-                          "#torch.nn.Module.state_dict for details.", FutureWarning,
-                          stacklevel=2)
-            if destination is None:
-                destination = args[0]
-            if len(args) > 1 and prefix == "":
-                prefix = args[1]
-            if len(args) > 2 and keep_vars is False:
-                keep_vars = args[2]
-        if destination is None:
-            destination = OrderedDict()
-            destination._metadata = OrderedDict()
-        local_metadata = dict(version=self._version)
-        if hasattr(destination, "_metadata"):
-            destination._metadata[prefix[:-1]] = local_metadata
-        for hook in self._state_dict_pre_hooks.values():
-            hook(self, prefix, keep_vars)
-        self._save_to_state_dict(destination, prefix, keep_vars)
-        for name, module in self._modules.items():
-            if module is not None:
-                module.state_dict(destination=destination, prefix=prefix + name + ".",
-                                  keep_vars=keep_vars)
-        for hook in self._state_dict_hooks.values():
-            res = hook(self, destination, prefix, local_metadata)
-            if getattr(hook, "_from_public_api", False):
-                if res is not None:
-                    raise RuntimeError("state_dict post-hook must return None")
-            elif res is not None:
-                destination = res
-        return destination
-
-    def _register_load_state_dict_pre_hook(self, hook, with_module: bool = False):
-        if with_module:
-            hook = functools.partial(hook, self)
-        return _new_hook(self._load_state_dict_pre_hooks, hook, False)
-
-    def register_load_state_dict_pre_hook(self, hook) -> RemovableHandle:
-        """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
-        unexpected_keys, error_msgs) -> None``, run before this module loads its part."""
-        return self._register_load_state_dict_pre_hook(hook, with_module=True)
-
-    def register_load_state_dict_post_hook(self, hook) -> RemovableHandle:
-        """``hook(module, incompatible_keys) -> None``, run after ``load_state_dict``
-        visited this module; it may edit the key lists in place."""
-        return _new_hook(self._load_state_dict_post_hooks, hook, False)
-
-    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict,
-                              missing_keys, unexpected_keys, error_msgs) -> None:
-        """Loads this module's own parameters and persistent buffers from ``state_dict``
-        (keys ``prefix + name``); records what is missing, unexpected or wrong."""
-        for hook in self._load_state_dict_pre_hooks.values():
-            hook(state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
-                 error_msgs)
-        from ..parameter import is_lazy
-
-        persistent = {k: v for k, v in self._buffers.items()
-                      if k not in self._non_persistent_buffers_set}
-        local_state = {k: v for k, v in itertools.chain(self._parameters.items(),
-                                                         persistent.items())
-                       if v is not None}
-        assign = local_metadata.get("assign_to_params_buffers", False)
-        pending = local_metadata.get("_pending")
-        for name, param in local_state.items():
-            key = prefix + name
-            if key not in state_dict:
-                if strict:
-                    missing_keys.append(key)
-                continue
-            input_param = state_dict[key]
-            if not isinstance(input_param, Tensor):
-                error_msgs.append(f'While copying the parameter named "{key}", expected '
-                                  "torch.Tensor or Tensor-like object from checkpoint but "
-                                  f"received {type(input_param)}")
-                continue
-            lazy = is_lazy(param)
-            if (not lazy and param.dim() == 0 and input_param.dim() == 1
-                    and input_param.shape[0] == 1):
-                input_param = input_param[0]
-            if not lazy and input_param.shape != param.shape:
-                error_msgs.append(f"size mismatch for {key}: copying a param with shape "
-                                  f"{input_param.shape} from checkpoint, the shape in current "
-                                  f"model is {param.shape}.")
-                continue
-            job = functools.partial(self._load_one, name, key, param, input_param, assign,
-                                    error_msgs)
-            if pending is None:
-                job()
-            else:
-                pending.append(job)
-        extra_key = prefix + "_extra_state"
-        if type(self).set_extra_state is not Module.set_extra_state:
-            if extra_key in state_dict:
-                self.set_extra_state(state_dict[extra_key])
-            elif strict:
-                missing_keys.append(extra_key)
-        elif strict and extra_key in state_dict:
-            unexpected_keys.append(extra_key)
-        if strict:
-            for key in state_dict:
-                if key.startswith(prefix) and key != extra_key:
-                    input_name = key[len(prefix):].split(".", 1)
-                    if input_name[0] not in self._modules and input_name[0] not in local_state:
-                        unexpected_keys.append(key)
-
-    def _load_one(self, name, key, param, input_param, assign, error_msgs) -> None:
-        try:
-            with no_grad():
-                if assign:
-                    if isinstance(param, Parameter):
-                        if not isinstance(input_param, Parameter):
-                            input_param = Parameter(input_param,
-                                                    requires_grad=param.requires_grad)
-                        else:
-                            input_param.requires_grad_(param.requires_grad)
-                    setattr(self, name, input_param)
-                else:
-                    param.copy_(input_param)
-        except Exception as ex:
-            error_msgs.append(f'While copying the parameter named "{key}", whose dimensions '
-                              f"in the model are {param.size()} and whose dimensions in the "
-                              f"checkpoint are {input_param.size()}, an exception occurred : "
-                              f"{ex.args}.")
-
-    def load_state_dict(self, state_dict: Mapping[str, Any], strict: bool = True,
-                        assign: bool = False):
-        """Copies ``state_dict`` into the parameters and buffers (or assigns its tensors with
-        ``assign=True``); returns ``_IncompatibleKeys(missing_keys, unexpected_keys)``.
-        Raises torch's RuntimeError listing every problem; as a whole, nothing of the
-        default loading is copied when anything is wrong."""
-        if not isinstance(state_dict, Mapping):
-            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
-        missing_keys: list = []
-        unexpected_keys: list = []
-        error_msgs: list = []
-        pending: list = []
-        metadata = getattr(state_dict, "_metadata", None)
-        state_dict = OrderedDict(state_dict)
-        if metadata is not None:
-            state_dict._metadata = metadata
-        post_hooks = []
-
-        def load(module, local_state_dict, prefix=""):
-            local_metadata = {} if metadata is None else dict(metadata.get(prefix[:-1], {}))
-            if assign:
-                local_metadata["assign_to_params_buffers"] = assign
-            local_metadata["_pending"] = pending
-            module._load_from_state_dict(local_state_dict, prefix, local_metadata, True,
-                                         missing_keys, unexpected_keys, error_msgs)
-            for name, child in module._modules.items():
-                if child is not None:
-                    child_prefix = prefix + name + "."
-                    load(child, {k: v for k, v in local_state_dict.items()
-                                 if k.startswith(child_prefix)}, child_prefix)
-            post_hooks.append(module)
-
-        load(self, state_dict)
-        if not error_msgs and not (strict and (missing_keys or unexpected_keys)):
-            for job in pending:
-                job()
-        incompatible = _IncompatibleKeys(missing_keys, unexpected_keys)
-        for module in post_hooks:
-            for hook in module._load_state_dict_post_hooks.values():
-                if hook(module, incompatible) is not None:
-                    raise AssertionError(
-                        "Hooks registered with ``register_load_state_dict_post_hook`` are not "
-                        "expected to return new values, if incompatible_keys need to be "
-                        "modified, it should be done inplace.")
-        if strict:
-            if unexpected_keys:
-                error_msgs.insert(0, "Unexpected key(s) in state_dict: {}. ".format(
-                    ", ".join(f'"{k}"' for k in unexpected_keys)))
-            if missing_keys:
-                error_msgs.insert(0, "Missing key(s) in state_dict: {}. ".format(
-                    ", ".join(f'"{k}"' for k in missing_keys)))
-        if error_msgs:
-            raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
-                self.__class__.__name__, "\n\t".join(error_msgs)))
-        return incompatible
 
     # ---- walks -----------------------------------------------------------------------------
 

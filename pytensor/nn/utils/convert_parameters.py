@@ -45,7 +45,7 @@ def vector_to_parameters(vec: Tensor, parameters) -> None:
     """Makes each parameter's data the next ``numel`` entries of ``vec`` (views, not
     copies)."""
     if not isinstance(vec, Tensor):
-        raise TypeError(f"expected torch.Tensor, but got: {typename(vec)}")
+        raise TypeError(f"expected pytensor.Tensor, but got: {typename(vec)}")
     device = None
     pointer = 0
     for param in parameters:

@@ -8,13 +8,18 @@ and coming out of the forward pass are each passed through an identity Function;
 the output identity's node sees grad_output, a pre-hook on the input identity's node sees
 grad_input (its incoming gradients), and may replace them.
 
->>> import pytensor
->>> h = RemovableHandle({})
+>>> from collections import OrderedDict
+>>> hooks = OrderedDict()
+>>> h = RemovableHandle(hooks)
+>>> hooks[h.id] = print
 >>> h.remove()
+>>> len(hooks)
+0
 """
 
 from __future__ import annotations
 
+import warnings
 import weakref
 from collections import OrderedDict
 
@@ -166,7 +171,20 @@ class BackwardHook:
                     grads = res
                 self.grad_outputs = grads
                 if self.input_tensors_index is None:  # no input needs a gradient
-                    self._run_hooks(tuple([None] * self.n_inputs))
+                    if self.user_hooks:
+                        warnings.warn(
+                            "Full backward hook is firing when gradients are computed with "
+                            "respect to module outputs since no inputs require gradients. See "
+                            "https://docs.pytorch.org/docs/main/generated/torch.nn.Module.html"
+                            "#torch.nn.Module.register_full_backward_hook for more details.",
+                            stacklevel=5)
+                    for hook in self.user_hooks:
+                        res = hook(self.module, tuple([None] * self.n_inputs),
+                                   self.grad_outputs)
+                        if res is not None and not all(r is None for r in res):
+                            raise RuntimeError(
+                                "Backward hook for Modules where no input requires gradient "
+                                "should always return None or None for all gradients.")
                     self.grad_outputs = None
                 return tuple(grads[i] for i in index)
             node.register_prehook(pre_hook)
