@@ -139,3 +139,7 @@ def is_neg(input) -> bool:
         raise TypeError(f"is_neg(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
     return input.is_neg()
+
+
+# Saving and loading in torch's checkpoint format (pytensor/serialization.py).
+from .serialization import load, save  # noqa: E402
