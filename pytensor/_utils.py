@@ -24,7 +24,7 @@ import weakref
 from collections import OrderedDict
 
 from . import _dtype, _storage
-from ._C import _raise, ffi, lib
+from ._C import ffi, lib
 
 # (C storage address, dtype id) -> the TypedStorage standing for it while it lives. A live entry
 # holds a reference to its C storage, so its address cannot be reused by another storage.

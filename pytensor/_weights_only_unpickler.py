@@ -15,6 +15,7 @@ pytensor's objects by their torch name as well).
 
 from __future__ import annotations
 
+import _compat_pickle
 import functools
 import pickle
 from collections import Counter, OrderedDict
@@ -125,6 +126,11 @@ class Unpickler(pickle.Unpickler):
     """``pickle.Unpickler`` whose globals come from the allow-list only."""
 
     def find_class(self, module, name):
+        # protocol 0-2 pickles name Python 2's modules (__builtin__, copy_reg, ...)
+        if (module, name) in _compat_pickle.NAME_MAPPING:
+            module, name = _compat_pickle.NAME_MAPPING[(module, name)]
+        elif module in _compat_pickle.IMPORT_MAPPING:
+            module = _compat_pickle.IMPORT_MAPPING[module]
         full_path = f"{module}.{name}"
         if module in _blocklisted_modules:
             raise UnpicklingError(f"Trying to load unsupported GLOBAL {full_path} whose module "

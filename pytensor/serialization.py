@@ -242,7 +242,9 @@ class _ZipWriter:
 
     def close(self) -> None:
         self.write_record("version", b"3\n", 2)
-        ident = f"{int.from_bytes(os.urandom(8), 'little'):020d}{(self.crcs << 32 | len(self.entries)):020d}"
+        # 40 digits, as torch's: a random number and one derived from the records' CRCs
+        mixed = self.crcs << 32 | len(self.entries)
+        ident = f"{int.from_bytes(os.urandom(8), 'little'):020d}{mixed:020d}"
         self.write_record(".data/serialization_id", ident.encode(), 40)
         cd_start = self.pos
         for full, crc, n, off, flags in self.entries:
