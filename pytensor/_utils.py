@@ -61,16 +61,18 @@ def _resolved(t):
 def reduce_tensor(t):
     """``Tensor.__reduce_ex__``: torch's storage + rebuild-function scheme."""
     from ._tensor import Tensor
-    if t.is_sparse:
+    h = t._h
+    if lib.pt_tensor_layout(h) != lib.PT_LAYOUT_STRIDED:
         raise RuntimeError("pickle: sparse tensors cannot be pickled yet")
-    if t.is_meta:
+    if lib.pt_tensor_device(h).type == lib.PT_DEV_META:
         raise NotImplementedError("Cannot copy out of meta tensor; no data!")
     src = _resolved(t)
-    args = (_typed_storage(src), src.storage_offset(), tuple(src.shape), src.stride(),
+    args = (_typed_storage(src), lib.pt_tensor_offset(src._h), tuple(src.shape), src.stride(),
             t.requires_grad, OrderedDict())
-    state = _obj_state(t)
-    if type(t) is Tensor and not state:
+    state = t.__dict__ if type(t) is Tensor else _obj_state(t)
+    if not state and type(t) is Tensor:
         return (_rebuild_tensor_v2, args)
+    state = dict(state) if state else None
     return (_rebuild_from_type_v2, (_rebuild_tensor_v2, type(t), args, state))
 
 

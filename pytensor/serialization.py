@@ -36,6 +36,7 @@ import sys
 import threading
 import warnings
 import zlib
+from collections import OrderedDict
 from typing import Any
 
 from . import _C, _device, _dtype, _storage
@@ -153,9 +154,22 @@ def _pytensor_global(module: str, name: str):
 
 
 def _get_layout(name: str):
-    """torch.serialization._get_layout: the layout object of that name."""
+    """torch.serialization._get_layout: the layout object of that name ("torch.strided")."""
     import pytensor
-    return getattr(pytensor, name)
+    return getattr(pytensor, name.rsplit(".", 1)[-1])
+
+
+def _reduce_layout(layout):
+    # torch pickles a layout as _get_layout("torch.<name>"), which weights_only allows
+    return (_get_layout, ("torch." + layout.__reduce__(),))
+
+
+def _dispatch_table() -> dict:
+    import copyreg
+    import pytensor
+    table = copyreg.dispatch_table.copy()
+    table[type(pytensor.strided)] = _reduce_layout
+    return table
 
 
 # ---------------------------------------------------------------- file arguments
@@ -188,9 +202,10 @@ def _check_save_filelike(f) -> None:
 
 def location_tag(storage) -> str:
     """'cpu', or 'cuda:<index>': where a storage lives, as torch tags it."""
-    dev = _device._from_cdevice(lib.pt_storage_device(storage._h))
-    if dev.type == "cpu":
+    cdev = lib.pt_storage_device(storage._h)
+    if cdev.type == lib.PT_DEV_CPU:
         return "cpu"
+    dev = _device._from_cdevice(cdev)
     return f"{dev.type}:{dev.index or 0}"
 
 
@@ -278,6 +293,7 @@ class _Pickler(pickle._Pickler):
     def __init__(self, file, protocol, persistent_id):
         super().__init__(file, protocol)
         self._pid = persistent_id
+        self.dispatch_table = _dispatch_table()
 
     def persistent_id(self, obj):
         return self._pid(obj)
@@ -301,6 +317,80 @@ class _Pickler(pickle._Pickler):
     # the base class's table holds its own save_global for functions
     dispatch = dict(pickle._Pickler.dispatch)
     dispatch[type(_get_layout)] = save_global
+
+
+_GLOBAL_RE = None
+_PLAIN_TYPES = frozenset({int, float, str, bytes, bool, tuple, list, dict, OrderedDict,
+                          type(None), complex})
+_STR_REDUCED: set = set()  # pytensor types whose objects pickle as a global name (dtype, layout)
+
+
+def _c_dump(obj, protocol: int, persistent_id):
+    """The pickle written by the C pickler, pytensor's GLOBAL opcodes then renamed to torch's;
+    None when renaming could touch anything but those opcodes (the caller then uses _Pickler).
+
+    Note [renaming GLOBAL opcodes]: up to protocol 3 a global is ``c<module>\\n<name>\\n`` and
+    the pickler writes each global object once (then memo references). Every object passes
+    through persistent_id, so the pytensor classes, functions and string-reduced objects (dtypes)
+    met there are exactly the GLOBAL opcodes naming a pytensor module. When the bytes hold
+    "pytensor" exactly that many times, each occurrence is one of those opcodes and replacing
+    them is safe; a user string holding "pytensor" sends the object through _Pickler instead.
+    The lengths change, which protocols <= 3 allow (no frames; memo ids are not offsets)."""
+    global _GLOBAL_RE
+    import re
+    import types
+    if _GLOBAL_RE is None:
+        import pytensor
+        _GLOBAL_RE = re.compile(rb"c(pytensor[^\n]*)\n([^\n]+)\n")
+        _STR_REDUCED.update({_dtype.dtype, type(pytensor.contiguous_format)})
+    named: set = set()
+    seen: set = set()
+    callables = (type, types.FunctionType, types.BuiltinFunctionType)
+
+    plain = _PLAIN_TYPES
+    storage_base = _storage._StorageBase
+
+    class _CPickler(pickle.Pickler):
+        def persistent_id(self, o):
+            if type(o) in plain:
+                return None
+            if isinstance(o, storage_base):
+                return persistent_id(o)
+            if id(o) not in seen:
+                seen.add(id(o))
+                module = getattr(o, "__module__", None)
+                if isinstance(module, str) and module.startswith("pytensor"):
+                    if isinstance(o, callables):
+                        named.add((module, o.__qualname__))
+                    elif type(o) in _STR_REDUCED:
+                        named.add((module, o.__reduce__()))
+            return None
+
+    buf = io.BytesIO()
+    pickler = _CPickler(buf, protocol)
+    pickler.dispatch_table = _dispatch_table()
+    pickler.dump(obj)
+    data = buf.getvalue()
+    found = _GLOBAL_RE.findall(data)
+    if data.count(b"pytensor") != len(found) or \
+            {(m.decode(), n.decode()) for m, n in found} != named or len(found) != len(named):
+        return None
+    enc = "utf-8" if protocol >= 3 else "ascii"
+
+    def rename(m):
+        module, name = _torch_name(m.group(1).decode(), m.group(2).decode())
+        return b"c" + module.encode(enc) + b"\n" + name.encode(enc) + b"\n"
+    return _GLOBAL_RE.sub(rename, data)
+
+
+def _dump(obj, pickle_module, protocol: int, persistent_id) -> bytes:
+    if pickle_module is pickle and protocol <= 3:
+        data = _c_dump(obj, protocol, persistent_id)
+        if data is not None:
+            return data
+    buf = io.BytesIO()
+    _pickler_for(pickle_module, buf, protocol, persistent_id).dump(obj)
+    return buf.getvalue()
 
 
 def _pickler_for(pickle_module, buf, protocol, persistent_id):
@@ -383,9 +473,7 @@ def save(obj: object, f, pickle_module: Any = pickle, pickle_protocol: int = DEF
         archive = "archive"
     with _opened(f, "wb") as fh:
         persistent_id, serialized = _storage_pids()
-        buf = io.BytesIO()
-        _pickler_for(pickle_module, buf, pickle_protocol, persistent_id).dump(obj)
-        data = buf.getvalue()
+        data = _dump(obj, pickle_module, pickle_protocol, persistent_id)
         w = _ZipWriter(fh, archive)
         w.write_record("data.pkl", data, len(data))
         w.write_record(".format_version", b"1", 1)

@@ -519,3 +519,56 @@ def test_error_texts_match_torch():
     with pytest.raises(RuntimeError) as ours:
         pytensor.load(io.BytesIO(data[:100]))
     assert str(theirs.value).startswith(str(ours.value).split(".")[0])
+
+
+def test_big_endian_records_are_swapped():
+    """A file whose byteorder record says "big" (as a big-endian machine writes it)."""
+    buf = io.BytesIO()
+    pytensor.save({"f": pytensor.arange(3.), "c": pytensor.tensor([1 + 2j]),
+                   "h": pytensor.arange(2, dtype=pytensor.int16)}, buf)
+    rec = _records(buf.getvalue())
+    rec["archive/byteorder"] = b"big"
+    for name in list(rec):
+        if "/data/" in name:
+            data = rec[name]
+            unit = 4 if len(data) in (12, 8) and name != "archive/data/2" else 2
+            rec[name] = b"".join(data[i:i + unit][::-1] for i in range(0, len(data), unit))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as z:
+        for name, data in rec.items():
+            z.writestr(name, data)
+    out.seek(0)
+    got = pytensor.load(out)
+    assert got["f"].tolist() == [0.0, 1.0, 2.0]
+    assert got["c"].tolist() == [1 + 2j] and got["h"].tolist() == [0, 1]
+    rec["archive/byteorder"] = b"middle"
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as z:
+        for name, data in rec.items():
+            z.writestr(name, data)
+    out.seek(0)
+    with pytest.raises(ValueError, match="^Unknown endianness type: middle$"):
+        pytensor.load(out)
+
+
+def test_c_pickler_and_python_pickler_agree():
+    """The fast path (C pickler + renamed GLOBAL opcodes) writes what the pure-Python pickler
+    writes, and a user string holding "pytensor" takes the pure-Python path."""
+    obj = OrderedDict(w=pytensor.ones(2), d=pytensor.float16, s=pytensor.Size([1, 2]),
+                      dev=pytensor.device("cpu"), layout=pytensor.strided)
+    for extra in ({}, {"note": "cpytensor._utils\n_rebuild_tensor_v2\n"}):
+        obj.update(extra)
+        pid, _ = serialization._storage_pids()
+        fast = serialization._c_dump(obj, 2, pid)
+        assert (fast is None) == bool(extra)
+        pid, _ = serialization._storage_pids()
+        slow = io.BytesIO()
+        serialization._Pickler(slow, 2, pid).dump(obj)
+        if fast is not None:
+            assert fast == slow.getvalue()
+        buf = io.BytesIO()
+        pytensor.save(obj, buf)
+        buf.seek(0)
+        got = pytensor.load(buf)
+        assert got["d"] is pytensor.float16 and got["layout"] is pytensor.strided
+        assert got.get("note") == extra.get("note")
