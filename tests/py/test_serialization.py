@@ -572,3 +572,61 @@ def test_c_pickler_and_python_pickler_agree():
         got = pytensor.load(buf)
         assert got["d"] is pytensor.float16 and got["layout"] is pytensor.strided
         assert got.get("note") == extra.get("note")
+
+
+def test_safe_globals_tuple_form_and_errors():
+    buf = io.BytesIO()
+    pytensor.save({"fn": math.floor}, buf)
+    buf.seek(0)
+    with serialization.safe_globals([(math.floor, "math.floor")]):
+        assert pytensor.load(buf)["fn"] is math.floor
+    serialization.add_safe_globals([(math.floor,)])
+    try:
+        buf.seek(0)
+        with pytest.raises(ValueError, match="^Expected tuple of length 2 \\(global, str of "
+                                             "callable full path\\), but got tuple of length: 1$"):
+            pytensor.load(buf)
+    finally:
+        serialization.clear_safe_globals()
+
+
+def test_foreign_pickle_module_and_protocols():
+    import types
+    mod = types.SimpleNamespace(Pickler=pickle.Pickler, Unpickler=pickle.Unpickler,
+                                dump=pickle.dump, load=pickle.load)
+    a = pytensor.arange(4.)
+    for kwargs in ({"pickle_module": mod}, {"pickle_protocol": 1}, {"pickle_protocol": 3},
+                   {"pickle_protocol": 4}, {"pickle_protocol": 5}):
+        buf = io.BytesIO()
+        pytensor.save({"a": a, "v": a[1:]}, buf, **kwargs)
+        buf.seek(0)
+        got = pytensor.load(buf, weights_only=False, pickle_module=mod)
+        assert got["v"].tolist() == [1.0, 2.0, 3.0] and _ptr(got["a"]) == _ptr(got["v"])
+
+
+@requires_torch
+@pytest.mark.parametrize("protocol", [2, 3])  # torch.load refuses its own 1, 4, 5
+def test_protocols_both_ways_with_torch(protocol):
+    buf = io.BytesIO()
+    pytensor.save(state_dict(pytensor), buf, pickle_protocol=protocol)
+    buf.seek(0)
+    _check_torch_state_dict(torch.load(buf))
+    buf = io.BytesIO()
+    torch.save(state_dict(torch), buf, pickle_protocol=protocol)
+    buf.seek(0)
+    check_state_dict(pytensor.load(buf))
+
+
+@requires_torch
+def test_layouts_dtypes_sizes_devices_with_torch():
+    buf = io.BytesIO()
+    pytensor.save([pytensor.strided, pytensor.bfloat16, pytensor.Size([2, 3]),
+                   pytensor.device("cpu")], buf)
+    buf.seek(0)
+    assert torch.load(buf) == [torch.strided, torch.bfloat16, torch.Size([2, 3]),
+                               torch.device("cpu")]
+    buf = io.BytesIO()
+    torch.save([torch.strided, torch.complex64, torch.Size([4]), torch.device("cpu")], buf)
+    buf.seek(0)
+    assert pytensor.load(buf) == [pytensor.strided, pytensor.complex64, pytensor.Size([4]),
+                                  pytensor.device("cpu")]
