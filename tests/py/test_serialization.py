@@ -605,6 +605,7 @@ def test_foreign_pickle_module_and_protocols():
 
 
 @requires_torch
+@pytest.mark.filterwarnings("ignore:Detected pickle protocol")
 @pytest.mark.parametrize("protocol", [2, 3])  # torch.load refuses its own 1, 4, 5
 def test_protocols_both_ways_with_torch(protocol):
     buf = io.BytesIO()
