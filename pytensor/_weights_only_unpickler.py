@@ -131,6 +131,9 @@ class Unpickler(pickle.Unpickler):
             module, name = _compat_pickle.NAME_MAPPING[(module, name)]
         elif module in _compat_pickle.IMPORT_MAPPING:
             module = _compat_pickle.IMPORT_MAPPING[module]
+        if module.split(".")[0] == "pytensor":  # written by a pickle module of the user's
+            from .serialization import _torch_name
+            module, name = _torch_name(module, name)
         full_path = f"{module}.{name}"
         if module in _blocklisted_modules:
             raise UnpicklingError(f"Trying to load unsupported GLOBAL {full_path} whose module "

@@ -602,6 +602,8 @@ def test_foreign_pickle_module_and_protocols():
         buf.seek(0)
         got = pytensor.load(buf, weights_only=False, pickle_module=mod)
         assert got["v"].tolist() == [1.0, 2.0, 3.0] and _ptr(got["a"]) == _ptr(got["v"])
+        buf.seek(0)
+        assert pytensor.load(buf)["v"].tolist() == [1.0, 2.0, 3.0]
 
 
 @requires_torch
