@@ -141,5 +141,13 @@ def is_neg(input) -> bool:
     return input.is_neg()
 
 
-# Saving and loading in torch's checkpoint format (pytensor/serialization.py).
-from .serialization import load, save  # noqa: E402
+# save and load (torch's checkpoint format, pytensor/serialization.py) are imported on first use,
+# so that import pytensor does not load pickle.
+_getattr_before_serialization = __getattr__
+
+
+def __getattr__(name: str):  # noqa: F811
+    if name in ("save", "load"):
+        from . import serialization
+        return getattr(serialization, name)
+    return _getattr_before_serialization(name)
