@@ -656,6 +656,11 @@ def load(f, map_location=None, pickle_module: Any = None, *, weights_only: bool 
                 raise RuntimeError("load: the file is empty")
             if magic[:2] == b"PK":
                 raise _corrupt("not a ZIP archive")
+            head = fh.read(512)
+            fh.seek(start)
+            if head[257:262] == b"ustar":
+                raise RuntimeError("load: checkpoints in torch's legacy .tar format (before "
+                                   "0.4) are not supported; load and save them again with torch")
             return _legacy_load(fh, map_location, unpickler_cls, pickle_load_args)
         except pickle.UnpicklingError as e:
             if weights_only:

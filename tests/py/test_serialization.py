@@ -633,3 +633,15 @@ def test_layouts_dtypes_sizes_devices_with_torch():
     buf.seek(0)
     assert pytensor.load(buf) == [pytensor.strided, pytensor.complex64, pytensor.Size([4]),
                                   pytensor.device("cpu")]
+
+
+def test_legacy_tar_format_is_named():
+    import tarfile
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        info = tarfile.TarInfo("sys_info")
+        info.size = 1
+        tar.addfile(info, io.BytesIO(b"x"))
+    buf.seek(0)
+    with pytest.raises(RuntimeError, match="legacy .tar format"):
+        pytensor.load(buf, weights_only=False)
