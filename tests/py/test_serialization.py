@@ -645,3 +645,30 @@ def test_legacy_tar_format_is_named():
     buf.seek(0)
     with pytest.raises(RuntimeError, match="legacy .tar format"):
         pytensor.load(buf, weights_only=False)
+
+
+@requires_torch
+def test_torch_model_and_optimizer_checkpoint_round_trip():
+    """torch.save of a model's state_dict and an Adam state -> pytensor.load -> pytensor.save ->
+    torch's load_state_dict."""
+    torch.manual_seed(0)
+    m = torch.nn.Sequential(torch.nn.Conv2d(1, 2, 3), torch.nn.BatchNorm2d(2),
+                            torch.nn.Flatten(), torch.nn.Linear(2 * 4 * 4, 3))
+    opt = torch.optim.Adam(m.parameters())
+    m(torch.randn(2, 1, 6, 6)).sum().backward()
+    opt.step()
+    buf = io.BytesIO()
+    torch.save({"model": m.state_dict(), "opt": opt.state_dict(), "epoch": 3}, buf)
+    buf.seek(0)
+    ck = pytensor.load(buf)
+    assert ck["model"]["1.num_batches_tracked"].dtype == pytensor.int64
+    assert ck["opt"]["param_groups"][0]["lr"] == 0.001
+    again = io.BytesIO()
+    pytensor.save(ck, again)
+    again.seek(0)
+    ck2 = torch.load(again)
+    m.load_state_dict(ck2["model"])
+    opt.load_state_dict(ck2["opt"])
+    assert ck2["epoch"] == 3
+    for k, v in m.state_dict().items():
+        assert torch.equal(ck2["model"][k], v), k
