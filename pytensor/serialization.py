@@ -182,14 +182,32 @@ class _opened:
         self.f, self.mode, self.own = f, mode, _is_path(f)
 
     def __enter__(self):
-        if self.own:
-            self.fh = open(self.f, self.mode)
-            return self.fh
-        return self.f
+        if not self.own:
+            return self.f
+        self.overwrite = False
+        if self.mode == "overwrite":
+            # An existing regular file is written over in place and cut to the new length at the
+            # end: the same bytes as truncating first, without freeing its cached pages on open
+            # and allocating them again (re-saving a checkpoint of the same size costs no page
+            # allocation at all).
+            if os.path.isfile(self.f):
+                try:
+                    self.fh = open(self.f, "r+b")
+                    self.overwrite = True
+                    return self.fh
+                except OSError:
+                    pass
+            self.mode = "wb"
+        self.fh = open(self.f, self.mode)
+        return self.fh
 
-    def __exit__(self, *exc):
+    def __exit__(self, exc_type, *exc):
         if self.own:
-            self.fh.close()
+            try:
+                if self.overwrite and exc_type is None:
+                    self.fh.truncate()
+            finally:
+                self.fh.close()
 
 
 def _check_save_filelike(f) -> None:
@@ -392,7 +410,7 @@ def save(obj: object, f, pickle_module: Any = pickle, pickle_protocol: int = DEF
         archive = stem[:stem.rfind(".")] if "." in stem else stem
     else:
         archive = "archive"
-    with _opened(f, "wb") as fh:
+    with _opened(f, "wb" if _tls.skip_data else "overwrite") as fh:
         persistent_id, serialized = _storage_pids()
         data = _dump(obj, pickle_module, pickle_protocol, persistent_id)
         w = _ZipWriter(fh, archive)

@@ -672,3 +672,17 @@ def test_torch_model_and_optimizer_checkpoint_round_trip():
     assert ck2["epoch"] == 3
     for k, v in m.state_dict().items():
         assert torch.equal(ck2["model"][k], v), k
+
+
+def test_saving_over_an_existing_file(tmp_path):
+    """A path that holds a file (longer or shorter) ends up holding exactly the new archive."""
+    path = tmp_path / "ck.pt"
+    for n in (1000, 10, 3000, 0):
+        pytensor.save({"a": pytensor.arange(float(n))}, path)
+        fresh = tmp_path / f"fresh{n}"
+        fresh.mkdir()
+        pytensor.save({"a": pytensor.arange(float(n))}, fresh / "ck.pt")
+        assert path.stat().st_size == (fresh / "ck.pt").stat().st_size
+        with zipfile.ZipFile(path) as z:
+            assert z.testzip() is None
+        assert pytensor.load(path)["a"].tolist() == [float(i) for i in range(n)]
