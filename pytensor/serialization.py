@@ -11,11 +11,14 @@ storage (pytensor/_utils.py), so storages that several tensors share are written
 come back as views.
 
 Names: pytensor's globals are written under torch's names (``pytensor.X`` -> ``torch.X``) and
-torch's names are read as pytensor's, so either library loads the other's files. The pickle is
-written by the pure-Python pickler (its ``save_global`` is where names are mapped); only the
-metadata goes through it, the storages' bytes go to the file as they are.
+torch's names are read as pytensor's, so either library loads the other's files. The C pickler
+writes the pickle and its GLOBAL opcodes are renamed after (Note [renaming GLOBAL opcodes]); where
+that cannot be proved safe, or for protocols 4 and 5, the pure-Python pickler writes it with the
+names mapped in its ``save_global``. Only the metadata is pickled: the storages' bytes go to the
+file as they are (pytensor/_checkpoint_zip.py lays the records out). A path that holds a file is
+written over in place and cut to length, which leaves the same bytes as truncating first.
 
-Reading parses the zip's central directory here (no zipfile object: a storage's bytes are read
+Reading parses the zip's central directory (no zipfile object: a storage's bytes are read
 straight into the new storage's memory, or with ``mmap=True`` the storages are windows of one
 mapping of the file). Damaged files raise RuntimeError naming what is wrong.
 
