@@ -139,3 +139,15 @@ def is_neg(input) -> bool:
         raise TypeError(f"is_neg(): argument 'input' (position 1) must be Tensor, not "
                         f"{type(input).__name__}")
     return input.is_neg()
+
+
+# save and load (torch's checkpoint format, pytensor/serialization.py) are imported on first use,
+# so that import pytensor does not load pickle.
+_getattr_before_serialization = __getattr__
+
+
+def __getattr__(name: str):  # noqa: F811
+    if name in ("save", "load"):
+        from . import serialization
+        return getattr(serialization, name)
+    return _getattr_before_serialization(name)

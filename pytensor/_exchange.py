@@ -203,25 +203,6 @@ def tolist(t: Tensor):
     return _nest(flat, shape)
 
 
-# ---------------------------------------------------------------- pickling
-def reduce(t: Tensor):
-    """Pickle support: the elements as bytes plus dtype name, shape and device (copy.copy and
-    pickle then make an independent tensor, never a second wrapper of the same handle)."""
-    c = _resolved(t.cpu()).contiguous()
-    nbytes = c.nbytes
-    data = bytes(ffi.buffer(lib.pt_tensor_data(c._h), nbytes)) if nbytes else b""
-    return (_rebuild, (data, t.dtype._name, tuple(t.shape), str(t.device)))
-
-
-def _rebuild(data: bytes, dtype_name: str, shape: tuple, device: str) -> Tensor:
-    dt = _dtype._to_dtype(dtype_name)
-    t = _call(lib.pt_tensor_empty, len(shape), _int64s(list(shape)), dt._id,
-              _device._to_cdevice("cpu"))
-    if data:
-        ffi.memmove(lib.pt_tensor_data(t._h), data, len(data))
-    return t if device == "cpu" else t.to(device)
-
-
 # ---------------------------------------------------------------- export to NumPy
 def _check_math_bits(t: Tensor) -> None:
     """torch's refusal to export a tensor whose values are not its stored elements."""
@@ -235,7 +216,7 @@ def _check_math_bits(t: Tensor) -> None:
 
 
 def _resolved(t: Tensor) -> Tensor:
-    """t, or a copy with its math bits applied (what tolist and pickling read)."""
+    """t, or a copy with its math bits applied (what tolist reads)."""
     if lib.pt_tensor_math_bits(t._h):
         return t.resolve_conj().resolve_neg()
     return t

@@ -342,10 +342,11 @@ class Tensor(_TensorBase):
         return object.__format__(self, spec) if spec else self.__repr__()
 
     def __reduce_ex__(self, protocol):
-        return _exchange.reduce(self)
+        # torch's scheme: storage + rebuild function (pytensor/_utils.py)
+        return _utils.reduce_tensor(self)
 
     def __deepcopy__(self, memo) -> "Tensor":
-        return self.clone()
+        return _utils.deepcopy_tensor(self, memo)
 
     # `t[index]` and `t[index] = value` are _TensorBase's mapping slots: the common forms in C,
     # the others through _getitem and _indexing.setitem (Note [indexing in C] in
@@ -1019,3 +1020,4 @@ def _check_other(other, fname: str) -> None:
 
 
 from . import _exchange, _factory, _indexing, _legacy, _opargs, _tensor_str  # noqa: E402
+from . import _utils  # noqa: E402

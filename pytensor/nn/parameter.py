@@ -63,6 +63,11 @@ class Parameter(Tensor):
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
 
+    def __reduce_ex__(self, protocol):
+        # torch._utils._rebuild_parameter(data, requires_grad, hooks): pytensor/_utils.py
+        from .._utils import reduce_parameter
+        return reduce_parameter(self)
+
 
 class _BufferMeta(type(Tensor)):
     # isinstance(t, Buffer) holds for the plain Tensor that Buffer(...) returns.
