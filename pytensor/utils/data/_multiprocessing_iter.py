@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import os
 import multiprocessing as python_multiprocessing
 import queue
 import warnings
@@ -10,6 +11,13 @@ import warnings
 from . import _utils
 from ._utils import ExceptionWrapper, shm
 from .dataloader import _BaseDataLoaderIter, _DatasetKind
+
+# The index queues of iterators not shut down yet. An iterator caught in a reference cycle (an
+# exception's traceback holds it) is collected together with its queues, and the collector may
+# finalize a queue (stopping its feeder thread) before the iterator's __del__ sends the workers
+# their final None, which then never leaves: each worker would wait out the join timeout. Held
+# here, the queues stay reachable until the shutdown is over.
+_index_queues_alive = {}
 
 
 class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
@@ -24,6 +32,9 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             raise AssertionError("prefetch_factor must be greater than 0 for "
                                  "MultiProcessingDataLoaderIter")
         ctx = loader.multiprocessing_context or python_multiprocessing
+        # A forked child (a worker of a later loader) inherits this object; only the process
+        # that started the workers may shut them down.
+        self._owner_pid = os.getpid()
         self._worker_init_fn = loader.worker_init_fn
         self._shm_prefix = shm.new_prefix() if shm.available() else None
         self._worker_result_queue = ctx.Queue()
@@ -32,6 +43,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         self._workers_done_event = ctx.Event()
         self._index_queues = []
         self._workers = []
+        self._workers_status = []
         for i in range(self._num_workers):
             index_queue = ctx.Queue()
             # Tasks left in an index queue at shutdown are void: never block exit on them.
@@ -58,7 +70,9 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                 raise
             self._index_queues.append(index_queue)
             self._workers.append(w)
+            self._workers_status.append(True)
         self._data_queue = self._worker_result_queue
+        _index_queues_alive[id(self)] = self._index_queues
         _utils.signal_handling._set_worker_pids(id(self), tuple(w.pid for w in self._workers))
         _utils.signal_handling._set_SIGCHLD_handler()
         self._worker_pids_set = True
@@ -200,7 +214,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
         if _utils is None or _utils.python_exit_status is not False:
             # Interpreter exit: the daemon workers are terminated by multiprocessing itself.
             return
-        if self._shutdown:
+        if self._shutdown or os.getpid() != self._owner_pid:
             return
         self._shutdown = True
         try:
@@ -223,7 +237,8 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                     w.join(timeout=_utils.MP_STATUS_CHECK_INTERVAL)
             if self._shm_prefix is not None:
                 shm.sweep(self._shm_prefix)
+            _index_queues_alive.pop(id(self), None)
 
     def __del__(self) -> None:
-        if getattr(self, "_workers", None) is not None:
+        if getattr(self, "_worker_pids_set", None) is not None:
             self._shutdown_workers()
