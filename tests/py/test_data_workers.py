@@ -251,3 +251,42 @@ def test_worker_pid_messages_match_torch():
         with pytest.raises(type(theirs_info.value), match=str(theirs_info.value)
                            .replace("(", r"\(").replace(")", r"\)").replace(".", r"\.")):
             ours(*args)
+
+
+def _scaled_collate(batch):
+    return pytensor.stack(batch) * 2  # a new tensor, not the one stacked in shared memory
+
+
+def test_custom_collate_results_and_small_tensors():
+    x = pytensor.arange(64 * 600.).view(64, 600)
+    got = list(D.DataLoader(x, batch_size=32, num_workers=1, collate_fn=_scaled_collate))
+    assert [b.tolist() for b in got] == [(x[:32] * 2).tolist(), (x[32:] * 2).tolist()]
+    assert got[0].untyped_storage().is_shared()  # 75 KiB a batch: copied into a file
+    small = list(D.DataLoader(pytensor.arange(6.), batch_size=3, num_workers=1,
+                              collate_fn=_scaled_collate))
+    assert [b.tolist() for b in small] == [[0., 2., 4.], [6., 8., 10.]]
+    assert not small[0].untyped_storage().is_shared()  # pickled by value
+    assert not _shm_files()
+
+
+_EXIT_SCRIPT = """
+import os, pytensor
+from pytensor.utils import data as D
+loader = D.DataLoader(pytensor.ones(64, 300), batch_size=8, num_workers=2, persistent_workers=True)
+it = iter(loader); next(it)
+other = iter(D.DataLoader(pytensor.ones(64, 300), batch_size=8, num_workers=2)); next(other)
+print(os.getpid())
+"""
+
+
+def test_exit_with_live_workers_is_quiet_and_clean():
+    import subprocess
+    import sys
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [os.path.dirname(os.path.dirname(pytensor.__file__))] +
+        [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
+    proc = subprocess.run([sys.executable, "-c", _EXIT_SCRIPT], capture_output=True, text=True,
+                          timeout=60, env=env)
+    assert proc.returncode == 0 and proc.stderr == "", proc.stderr
+    pid = proc.stdout.strip()
+    assert not [f for f in os.listdir(shm.SHM_DIR) if f.startswith(f"pytensor_dl_{pid}_")]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import itertools
 import os
 import multiprocessing as python_multiprocessing
@@ -12,12 +13,34 @@ from . import _utils
 from ._utils import ExceptionWrapper, shm
 from .dataloader import _BaseDataLoaderIter, _DatasetKind
 
-# The index queues of iterators not shut down yet. An iterator caught in a reference cycle (an
-# exception's traceback holds it) is collected together with its queues, and the collector may
-# finalize a queue (stopping its feeder thread) before the iterator's __del__ sends the workers
-# their final None, which then never leaves: each worker would wait out the join timeout. Held
-# here, the queues stay reachable until the shutdown is over.
-_index_queues_alive = {}
+# What iterators not shut down yet hold: id -> (index queues, workers, shared-memory prefix).
+# An iterator caught in a reference cycle (an exception's traceback holds it) is collected
+# together with its queues, and the collector may finalize a queue (stopping its feeder thread)
+# before the iterator's __del__ sends the workers their final None, which then never leaves:
+# each worker would wait out the join timeout. Held here, the queues stay reachable until the
+# shutdown is over; at interpreter exit the workers of iterators still alive (persistent ones,
+# abandoned ones) are stopped here and their unreceived batches' files removed.
+_live = {}
+
+
+def _clean_up_at_exit() -> None:
+    for key, (_, workers, prefix, owner) in list(_live.items()):
+        if owner != os.getpid():
+            continue
+        try:
+            _utils.signal_handling._remove_worker_pids(key)
+        except ValueError:
+            pass
+        for w in workers:
+            if w.is_alive():
+                w.terminate()
+                w.join(timeout=_utils.MP_STATUS_CHECK_INTERVAL)
+        if prefix is not None:
+            shm.sweep(prefix)
+    _live.clear()
+
+
+atexit.register(_clean_up_at_exit)
 
 
 class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
@@ -72,7 +95,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             self._workers.append(w)
             self._workers_status.append(True)
         self._data_queue = self._worker_result_queue
-        _index_queues_alive[id(self)] = self._index_queues
+        _live[id(self)] = (self._index_queues, self._workers, self._shm_prefix, self._owner_pid)
         _utils.signal_handling._set_worker_pids(id(self), tuple(w.pid for w in self._workers))
         _utils.signal_handling._set_SIGCHLD_handler()
         self._worker_pids_set = True
@@ -237,7 +260,7 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
                     w.join(timeout=_utils.MP_STATUS_CHECK_INTERVAL)
             if self._shm_prefix is not None:
                 shm.sweep(self._shm_prefix)
-            _index_queues_alive.pop(id(self), None)
+            _live.pop(id(self), None)
 
     def __del__(self) -> None:
         if getattr(self, "_worker_pids_set", None) is not None:

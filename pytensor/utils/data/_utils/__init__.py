@@ -5,6 +5,7 @@ loop, the worker-failure signal handling and the shared-memory hand-over of batc
 from __future__ import annotations
 
 import atexit
+import multiprocessing.util  # noqa: F401 (see below)
 import sys
 import traceback
 
@@ -31,6 +32,9 @@ def _set_python_exit_flag() -> None:
     python_exit_status = True
 
 
+# atexit runs its functions last registered first: multiprocessing.util, imported above, has
+# registered the exit function that terminates daemon processes, so this flag is set before it
+# runs, and the SIGCHLD handler knows those terminations are no failures.
 atexit.register(_set_python_exit_flag)
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import faulthandler
 import os
 import signal
+import sys
 import threading
 
 from . import IS_WINDOWS
@@ -29,9 +30,17 @@ _SIGCHLD_handler_set = False
 
 
 def _set_worker_signal_handlers(*args) -> None:
-    """Installs the worker's fatal-signal reporting (a traceback on stderr)."""
-    if not faulthandler.is_enabled():
-        faulthandler.enable(all_threads=False)
+    """Installs the worker's fatal-signal reporting (a traceback on the process's stderr)."""
+    if faulthandler.is_enabled():
+        return
+    # sys.stderr may be an object without a file descriptor (captured output, notebooks): the
+    # report then goes to the stderr the process was started with, or nowhere.
+    for stream in (sys.stderr, sys.__stderr__):
+        try:
+            faulthandler.enable(file=stream, all_threads=False)
+            return
+        except (AttributeError, ValueError, OSError, RuntimeError):
+            continue
 
 
 def _set_worker_pids(key, child_pids) -> None:
@@ -101,7 +110,10 @@ def _set_SIGCHLD_handler() -> None:
         previous = None
 
     def handler(signum, frame):
-        _error_if_any_worker_fails()
+        # At interpreter exit multiprocessing terminates the daemon workers itself (persistent
+        # workers still held, iterators never finished): that is no failure to report.
+        if not sys.modules[__package__].python_exit_status:
+            _error_if_any_worker_fails()
         if previous is not None:
             previous(signum, frame)
 
