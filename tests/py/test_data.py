@@ -6,6 +6,7 @@ structures, dtypes, messages)."""
 from __future__ import annotations
 
 import collections
+import os
 import warnings
 
 import numpy as np
@@ -563,3 +564,63 @@ def test_exception_wrapper_matches_torch():
             lines = str(info.value).splitlines()
             got.append((type(info.value), lines[:2], lines[-1]))
         assert got[0] == got[1]
+
+
+def test_distributed_sampler():
+    parts = [list(D.DistributedSampler(range(5), num_replicas=2, rank=r, shuffle=False))
+             for r in range(2)]
+    assert parts == [[0, 2, 4], [1, 3, 0]]
+    parts = [list(D.DistributedSampler(range(5), num_replicas=2, rank=r, shuffle=False,
+                                       drop_last=True)) for r in range(2)]
+    assert parts == [[0, 2], [1, 3]]
+    assert list(D.DistributedSampler(range(1), num_replicas=3, rank=2, shuffle=False)) == [0]
+    s = D.DistributedSampler(range(8), num_replicas=2, rank=0, seed=3)
+    perm = pytensor.randperm(8, generator=pytensor.Generator().manual_seed(3)).tolist()
+    assert list(s) == perm[0::2] and len(s) == 4
+    s.set_epoch(2)
+    perm = pytensor.randperm(8, generator=pytensor.Generator().manual_seed(5)).tolist()
+    assert list(s) == perm[0::2]
+    with pytest.raises(ValueError, match=r"Invalid rank 2, rank should be in the interval \[0, 1\]"):
+        D.DistributedSampler(range(4), num_replicas=2, rank=2)
+    with pytest.raises(RuntimeError, match="Requires distributed package to be available"):
+        D.DistributedSampler(range(4))
+
+
+@requires_torch
+def test_distributed_sampler_unshuffled_matches_torch():
+    from torch.utils.data import DistributedSampler as TDS
+    for n, reps, drop in ((5, 2, False), (5, 2, True), (7, 3, False), (2, 4, False),
+                          (9, 4, True)):
+        for r in range(reps):
+            kw = dict(num_replicas=reps, rank=r, shuffle=False, drop_last=drop)
+            assert list(D.DistributedSampler(range(n), **kw)) == list(TDS(range(n), **kw))
+
+
+@pytest.mark.parametrize("module", [
+    "pytensor.utils", "pytensor.utils.data", "pytensor.utils.data.dataset",
+    "pytensor.utils.data.sampler", "pytensor.utils.data.dataloader",
+    "pytensor.utils.data.distributed", "pytensor.utils.data._utils",
+    "pytensor.utils.data._utils.collate", "pytensor.utils.data._utils.worker"])
+def test_docstring_examples(module):
+    import doctest
+    import importlib
+    m = importlib.import_module(module)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    tests = [t for t in doctest.DocTestFinder().find(m, module, globs=dict(vars(m),
+                                                                           pytensor=pytensor))
+             if t.examples and t.filename and t.filename.startswith(os.path.dirname(
+                 pytensor.__file__))]
+    assert tests
+    for test in tests:
+        runner.run(test)
+    assert runner.summarize(verbose=False).failed == 0
+
+
+def test_pytensor_utils_reachable_after_plain_import():
+    import pytensor as p
+    assert p.utils.data.DataLoader is D.DataLoader
+    assert D.DataLoader.__module__ == "pytensor.utils.data.dataloader"
+    from pytensor.utils.data._utils.worker import WorkerInfo
+    assert repr(WorkerInfo(id=0, num_workers=1, seed=3, dataset=None)) == (
+        "WorkerInfo(id=0, num_workers=1, seed=3, dataset=None, rng=None, "
+        "worker_method='multiprocessing')")
