@@ -290,3 +290,31 @@ def test_exit_with_live_workers_is_quiet_and_clean():
     assert proc.returncode == 0 and proc.stderr == "", proc.stderr
     pid = proc.stdout.strip()
     assert not [f for f in os.listdir(shm.SHM_DIR) if f.startswith(f"pytensor_dl_{pid}_")]
+
+
+class _Unpicklable(D.Dataset):
+    def __getitem__(self, i):
+        return lambda: i
+
+    def __len__(self):
+        return 2
+
+
+def test_unpicklable_sample_is_an_error_not_a_hang():
+    with pytest.raises(AttributeError, match="Caught AttributeError in DataLoader worker process "
+                                             "0(.|\n)*Can't pickle local object"):
+        list(D.DataLoader(_Unpicklable(), batch_size=None, num_workers=1, timeout=20))
+
+    class LocalError(Exception):
+        pass
+
+    class RaisesLocal(D.Dataset):
+        def __getitem__(self, i):
+            raise LocalError("local")
+
+        def __len__(self):
+            return 1
+    # Its type cannot be pickled by name: it comes back as a RuntimeError with the traceback.
+    with pytest.raises(RuntimeError, match="Caught RuntimeError in DataLoader worker process 0"
+                                           "(.|\n)*LocalError: local"):
+        list(D.DataLoader(RaisesLocal(), num_workers=1, timeout=20))

@@ -126,6 +126,21 @@ def _seed_worker(base_seed: int, worker_id: int) -> int:
     return seed
 
 
+def _report_unpicklable(data_queue, worker_id: int) -> None:
+    """Makes a batch the result queue cannot pickle come back as that error. (multiprocessing
+    would print it and drop the batch, and the main process would wait for it forever.)"""
+    def on_error(e, obj):
+        idx, data = obj
+        if isinstance(data, ExceptionWrapper):
+            # An exception of a type pickle cannot name: send its text under RuntimeError.
+            wrapper = ExceptionWrapper((RuntimeError, RuntimeError(), None), data.where)
+            wrapper.exc_msg = data.exc_msg
+        else:
+            wrapper = ExceptionWrapper(where=f"in DataLoader worker process {worker_id}")
+        data_queue.put((idx, wrapper))
+    data_queue._on_queue_feeder_error = on_error
+
+
 def _worker_loop(dataset_kind, dataset, index_queue, data_queue, done_event, auto_collation,
                  collate_fn, drop_last, base_seed, init_fn, worker_id, num_workers,
                  persistent_workers, shared_seed, shm_prefix=None) -> None:
@@ -138,6 +153,7 @@ def _worker_loop(dataset_kind, dataset, index_queue, data_queue, done_event, aut
         _worker_info = WorkerInfo(id=worker_id, num_workers=num_workers, seed=seed,
                                   dataset=dataset)
         shm.start_worker(shm_prefix)
+        _report_unpicklable(data_queue, worker_id)
         from ..dataloader import _DatasetKind
 
         init_exception = None
