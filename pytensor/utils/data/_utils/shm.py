@@ -108,7 +108,9 @@ def start_worker(prefix) -> None:
 
     def reduce_tensor(t):
         mark = getattr(t, "_dl_shm_file", None)
-        if mark is None:
+        if mark is None and previous is None:
+            # (A reduction registered before, pytensor.multiprocessing's, shares other tensors
+            # without a copy: it is left to do so.)
             copy = _copy_to_file(t)
             if copy is not None:
                 t, mark = copy, copy._dl_shm_file
