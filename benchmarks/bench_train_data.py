@@ -6,8 +6,9 @@ int64 labels, batches of 64, 2 worker processes (fork), default collate, in orde
 
 Each library runs in a fresh process of its own (so neither pays for the other's import in its
 forked workers), with the same thread count; --rounds alternates the two that many times and
-keeps each one's best (the machine's other load moves single runs by tens of percent). Rows: the first epoch (worker start-up included),
-then the best of the later epochs with persistent workers (steady state), in batches/s and MB/s
+keeps each one's best (the machine's other load moves single runs by tens of percent). Rows: the
+first epoch (worker start-up included), then the best of the later epochs with persistent
+workers (steady state), in batches/s and MB/s
 of image data delivered to the main process, which touches each batch (one sum) so that lazily
 mapped memory is really read. The last line is the ratio pytensor/torch of steady-state
 throughput (above 1 pytensor delivers more).

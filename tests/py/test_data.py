@@ -98,10 +98,11 @@ def test_collate_errors():
     with pytest.raises(RuntimeError, match="stack expects each tensor to be equal size, but got "
                                            r"\[2\] at entry 0 and \[3\] at entry 1"):
         D.default_collate([pytensor.ones(2), pytensor.ones(3)])
-    with pytest.raises(RuntimeError, match="each element in list of batch should be of equal size"):
+    with pytest.raises(RuntimeError,
+                       match="each element in list of batch should be of equal size"):
         D.default_collate([[1, 2], [3]])
-    with pytest.raises(TypeError, match="default_collate: batch must contain tensors, numpy arrays, "
-                                        "numbers, dicts or lists; found <class 'object'>"):
+    with pytest.raises(TypeError, match="default_collate: batch must contain tensors, numpy "
+                                        "arrays, numbers, dicts or lists; found <class 'object'>"):
         D.default_collate([object(), object()])
     with pytest.raises(TypeError, match="found <U1"):
         D.default_collate([np.array(["a"]), np.array(["b"])])
@@ -580,7 +581,8 @@ def test_distributed_sampler():
     s.set_epoch(2)
     perm = pytensor.randperm(8, generator=pytensor.Generator().manual_seed(5)).tolist()
     assert list(s) == perm[0::2]
-    with pytest.raises(ValueError, match=r"Invalid rank 2, rank should be in the interval \[0, 1\]"):
+    with pytest.raises(ValueError,
+                       match=r"Invalid rank 2, rank should be in the interval \[0, 1\]"):
         D.DistributedSampler(range(4), num_replicas=2, rank=2)
     with pytest.raises(RuntimeError, match="Requires distributed package to be available"):
         D.DistributedSampler(range(4))

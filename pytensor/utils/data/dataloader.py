@@ -17,19 +17,15 @@ batches in shared memory]). Persistent workers survive epochs and restart on a r
 
 from __future__ import annotations
 
-import itertools
 import multiprocessing as python_multiprocessing
 import os
-import queue
-import threading
 import warnings
-from typing import Any, Callable, Generic, List, Optional, TypeVar
+from typing import Any, Callable, Generic, Optional, TypeVar
 
 import pytensor
 
 from . import _utils
-from ._utils import ExceptionWrapper
-from .dataset import Dataset, IterableDataset
+from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
 __all__ = ["DataLoader", "get_worker_info", "default_collate", "default_convert"]
