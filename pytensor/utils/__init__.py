@@ -12,3 +12,7 @@ def __getattr__(name: str):
         import importlib
         return importlib.import_module(f"{__name__}.data")
     raise AttributeError(f"module '{__name__}' has no attribute '{name}'")
+
+
+def __dir__():
+    return sorted(set(globals()) | {"data"})
