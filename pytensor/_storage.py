@@ -540,6 +540,12 @@ def _share_memory_(self):
     return self
 
 
+def _is_shared(self) -> bool:
+    """Whether the bytes are in shared memory (or a file mapped shared); CUDA memory always is."""
+    return lib.pt_storage_device(self._h).type == lib.PT_DEV_CUDA or \
+        bool(lib.pt_storage_is_shared(self._h))
+
+
 def _share_fd_cpu_(self):
     """(fd, size): moves the bytes into a memfd (kept open by the storage) and returns it."""
     _C._check(lib.pt_storage_share(self._h, lib.PT_SHM_FD))
@@ -637,7 +643,7 @@ def _new_with_weak_ptr(cls, ref: int):
     return None if h == ffi.NULL else cls._new_wrapping(h)
 
 
-for _name, _fn in [("share_memory_", _share_memory_), ("_share_fd_cpu_", _share_fd_cpu_),
+for _name, _fn in [("share_memory_", _share_memory_), ("is_shared", _is_shared), ("_share_fd_cpu_", _share_fd_cpu_),
                    ("_share_fd_", _share_fd_cpu_), ("_share_filename_cpu_", _share_filename_cpu_),
                    ("_share_filename_", _share_filename_cpu_),
                    ("_new_shared_fd_cpu", _new_shared_fd_cpu), ("_new_shared_fd", _new_shared_fd_cpu),

@@ -271,8 +271,10 @@ class Tensor(_TensorBase):
         return self
 
     def is_shared(self) -> bool:
-        """Whether the storage is in shared memory (or a file mapped shared)."""
-        return bool(lib.pt_storage_is_shared(lib.pt_tensor_storage(self._h)))
+        """Whether the storage is in shared memory (or a file mapped shared); CUDA memory always
+        is."""
+        s = lib.pt_tensor_storage(self._h)
+        return lib.pt_storage_device(s).type == lib.PT_DEV_CUDA or bool(lib.pt_storage_is_shared(s))
 
     # ------------------------------------------------------------ Python scalars
     def item(self):

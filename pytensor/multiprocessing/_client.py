@@ -12,7 +12,6 @@ import threading
 
 _lock = threading.RLock()
 _handle = None          # bytes: the socket path of the manager this process started or inherited
-_process = None         # the Popen of a manager this process started
 _conns = {}             # handle -> (pid, socket)
 
 
@@ -22,21 +21,25 @@ def _manager_path() -> str:
 
 
 def manager_handle() -> bytes:
-    global _handle, _process
+    global _handle
     with _lock:
         if _handle is not None:
-            return _handle
+            try:
+                _connection(_handle)
+                return _handle
+            except RuntimeError:  # the manager is gone (its clients all went): start another
+                _handle = None
         path = os.path.join(tempfile.mkdtemp(prefix="pytensor-shm-dir-"), "manager.sock")
         proc = subprocess.Popen([sys.executable, "-S", _manager_path(), path],
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 start_new_session=True, close_fds=True)
         line = proc.stdout.readline()
         proc.stdout.close()
+        proc.wait()
         if line.strip() != b"ready":
-            proc.wait()
             raise RuntimeError(f"could not start the sharing manager ({_manager_path()}): it "
                                f"exited with status {proc.returncode}")
-        _process, _handle = proc, os.fsencode(path)
+        _handle = os.fsencode(path)
         _connection(_handle)
         return _handle
 
@@ -71,9 +74,8 @@ def register(handle: bytes, name: bytes) -> None:
 def _after_fork_in_child() -> None:
     # The parent's connections are the parent's: a child holding them open would keep the manager
     # from seeing the parent die. Closing the child's copies leaves the parent's open.
-    global _lock, _process
+    global _lock
     _lock = threading.RLock()
-    _process = None
     for _, sock in _conns.values():
         sock.close()
     _conns.clear()

@@ -7,7 +7,8 @@ segment it maps). When a client's connection closes — at exit, or when the ker
 a SIGKILL — the manager clears that process's slot in each of its segments' headers (Note [shared
 segment header], csrc/core/shm.h) and unlinks the segments no live process holds a reference to.
 When the last client is gone it unlinks every segment it was told of and exits. It prints
-``ready`` on stdout once it listens.
+``ready`` on stdout once it listens (from a child of its own, detached from the process that
+started it).
 
 Why a Python script rather than a C executable (torch_shm_manager): it needs no build step or
 install location of its own, and its work — a few socket events per process — is far from any
@@ -70,6 +71,10 @@ def serve(path: str) -> None:
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
     listener.listen(64)
+    # Detach: the process that started this one waits for the first process only, so no zombie
+    # is left behind when the manager exits before it.
+    if os.fork() > 0:
+        os._exit(0)
     sel = selectors.DefaultSelector()
     sel.register(listener, selectors.EVENT_READ)
     clients = {}  # socket -> [pid, set of names, pending bytes]

@@ -344,3 +344,19 @@ def test_spawn_helper():
     with pytest.raises(mp.ProcessExitedException, match="process 0 terminated with exit code 3"):
         mp.spawn(_spawn_exit, nprocs=1, start_method="fork")
     assert mp.spawn(_spawn_fail, nprocs=0, join=False).join()
+
+
+def test_meta_empty_and_typed_storages_roundtrip(strategy):
+    m = pytensor.empty(2, 3, device="meta", requires_grad=True)
+    back = pickle.loads(ForkingPickler.dumps(m))
+    assert back.device.type == "meta" and tuple(back.shape) == (2, 3) and back.requires_grad
+    e = pytensor.empty(0, dtype=pytensor.int16)
+    back = pickle.loads(ForkingPickler.dumps(e))
+    assert back.numel() == 0 and back.dtype == pytensor.int16
+    ts = pytensor.TypedStorage([1, 2], dtype=pytensor.float64)
+    back = pickle.loads(ForkingPickler.dumps(ts))
+    assert type(back) is pytensor.TypedStorage and back.dtype == pytensor.float64
+    back[0] = 3
+    assert ts[0] == 3.0
+    with pytest.raises(RuntimeError, match="Cannot pickle meta storage"):
+        ForkingPickler.dumps(m.untyped_storage())
