@@ -168,6 +168,11 @@ def rebuild_storage_filename(cls, manager, handle, size, pid):
     if storage is None:
         storage = cls._new_shared_filename_cpu(manager, handle, size)
         shared_cache[handle] = StorageWeakRef(storage)
+    else:
+        # A storage this process inherited through fork holds a reference of this process's
+        # once _shared_decref runs: the manager must know of it.
+        from . import _client
+        _client.register(manager, handle)
     return storage._shared_decref(pid)
 
 

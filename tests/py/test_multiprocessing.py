@@ -360,3 +360,34 @@ def test_meta_empty_and_typed_storages_roundtrip(strategy):
     assert ts[0] == 3.0
     with pytest.raises(RuntimeError, match="Cannot pickle meta storage"):
         ForkingPickler.dumps(m.untyped_storage())
+
+
+def test_sigkilled_child_that_reused_an_inherited_storage():
+    # the child finds the segment in the cache it inherited and takes a reference of its own
+    old = mp.get_sharing_strategy()
+    mp.set_sharing_strategy("file_system")
+    try:
+        x = pytensor.full((4,), 3.0)
+        y = pickle.loads(ForkingPickler.dumps(x))  # x is in this process's cache now
+        assert y.data_ptr() == x.data_ptr()
+        seg = _segments(os.getpid())
+        q, r = FORK.Queue(), FORK.Queue()
+        p = FORK.Process(target=_hold_and_wait, args=(q, r))
+        p.start()
+        q.put(x)
+        assert r.get(timeout=10) == 3.0
+        os.kill(p.pid, signal.SIGKILL)
+        p.join(10)
+        time.sleep(0.3)
+        assert set(seg) <= set(_segments(os.getpid()))
+        del x, y
+        assert _wait_for(lambda: not (set(seg) & set(_segments(os.getpid()))), 5)
+    finally:
+        mp.set_sharing_strategy(old)
+
+
+def test_from_file_shared_is_shared(tmp_path):
+    s = pytensor.FloatStorage.from_file(str(tmp_path / "f.bin"), shared=True, size=2)
+    assert s.is_shared()
+    assert not pytensor.FloatStorage.from_file(str(tmp_path / "f.bin"), shared=False,
+                                               size=2).is_shared()
