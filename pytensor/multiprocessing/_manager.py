@@ -23,8 +23,8 @@ import sys
 
 import _posixshmem
 
+# The header's layout (csrc/core/shm.h; the slot count is read from the header itself).
 HEADER_BYTES, SLOTS_OFFSET = 4096, 64
-SLOTS = (HEADER_BYTES - SLOTS_OFFSET) // 8
 MAGIC = 0x31304D4853545050
 FIRST_CLIENT_WAIT_S = 30.0
 
@@ -46,7 +46,8 @@ def reclaim(name: str, pid: int) -> None:
         if struct.unpack_from("<Q", m, 0)[0] != MAGIC:
             return
         total = 0
-        for i in range(SLOTS):
+        nslots = min(struct.unpack_from("<i", m, 16)[0], (HEADER_BYTES - SLOTS_OFFSET) // 8)
+        for i in range(nslots):
             off = SLOTS_OFFSET + 8 * i
             p, c = struct.unpack_from("<ii", m, off)
             if p == pid:
