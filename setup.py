@@ -216,7 +216,8 @@ setup(
     version=VERSION["__version__"],
     packages=["pytensor", "pytensor._C", "pytensor.autograd", "pytensor.backends", "pytensor.cuda",
               "pytensor.nn", "pytensor.nn.modules", "pytensor.nn.utils",
-              "pytensor.utils", "pytensor.utils.data", "pytensor.utils.data._utils"],
+              "pytensor.utils", "pytensor.utils.data", "pytensor.utils.data._utils",
+              "pytensor.multiprocessing"],
     libraries=[("pytensor_core", {
         "sources": CORE_SOURCES,
         "include_dirs": INCLUDE_DIRS,

@@ -517,3 +517,140 @@ def _build(module) -> None:
         setattr(module, name, cls)
     module.UntypedStorage = UntypedStorage
     module.TypedStorage = TypedStorage
+
+
+# ---------------------------------------------------------------- shared memory
+# share_memory_ and the hooks of pytensor.multiprocessing's reductions (csrc/core/shm.c). Sizes
+# are in bytes for UntypedStorage and in elements for the typed classes, as torch's are.
+def _sharing_strategy() -> str:
+    # The module is only consulted once imported: before that the strategy is its default.
+    mp = sys.modules.get("pytensor.multiprocessing")
+    return mp.get_sharing_strategy() if mp is not None else "file_descriptor"
+
+
+def _share_memory_(self):
+    """Moves the bytes into shared memory (in place: tensors over the storage follow); a no-op
+    for CUDA storages and for storages already shared this way. Returns self."""
+    if lib.pt_storage_device(self._h).type == lib.PT_DEV_CUDA:
+        return self
+    if _sharing_strategy() == "file_system":
+        self._share_filename_cpu_()
+    else:
+        self._share_fd_cpu_()
+    return self
+
+
+def _is_shared(self) -> bool:
+    """Whether the bytes are in shared memory (or a file mapped shared); CUDA memory always is."""
+    return lib.pt_storage_device(self._h).type == lib.PT_DEV_CUDA or \
+        bool(lib.pt_storage_is_shared(self._h))
+
+
+def _share_fd_cpu_(self):
+    """(fd, size): moves the bytes into a memfd (kept open by the storage) and returns it."""
+    _C._check(lib.pt_storage_share(self._h, lib.PT_SHM_FD))
+    return lib.pt_storage_shm_fd(self._h), self.size()
+
+
+def _share_filename_cpu_(self):
+    """(manager_handle, segment_name, size): moves the bytes into a named segment registered with
+    the sharing manager (pytensor.multiprocessing._manager)."""
+    _C._check(lib.pt_storage_share(self._h, lib.PT_SHM_FILENAME))
+    from .multiprocessing import _client
+    name = ffi.string(lib.pt_storage_shm_name(self._h))
+    handle = _client.manager_handle()
+    _client.register(handle, name)
+    return handle, name, self.size()
+
+
+def _wrap_new(cls, status, out, dtype):
+    _C._check(status)
+    return cls._new_wrapping(out[0], dtype)
+
+
+@classmethod
+def _new_shared_fd_cpu(cls, fd, size, *, dtype=None):
+    """A storage over the shared memory of ``fd`` (duplicated; the caller keeps ``fd``)."""
+    d = cls._class_dtype(dtype, "_new_shared_fd")
+    out = ffi.new("pt_storage **")
+    return _wrap_new(cls, lib.pt_storage_new_shared_fd(fd, size * d.itemsize, d._id, out), out, d)
+
+
+@classmethod
+def _new_shared_filename_cpu(cls, manager, name, size, *, dtype=None):
+    """A storage over the named segment ``name`` that another process shared (one reference
+    taken, registered with the manager ``manager``)."""
+    d = cls._class_dtype(dtype, "_new_shared_filename")
+    out = ffi.new("pt_storage **")
+    bname = os.fsencode(name)
+    s = _wrap_new(cls, lib.pt_storage_new_shared_filename(bname, size * d.itemsize, d._id, out),
+                  out, d)
+    from .multiprocessing import _client
+    _client.register(os.fsencode(manager), bname)
+    return s
+
+
+@classmethod
+def _new_shared(cls, size, *, device=None, dtype=None):
+    """A new zeroed storage of ``size`` in shared memory (the current sharing strategy)."""
+    if device is not None and _device._to_device(device).type != "cpu":
+        return cls(size, device=device) if dtype is None else cls(size, device=device, dtype=dtype)
+    d = cls._class_dtype(dtype, "_new_shared")
+    kind = lib.PT_SHM_FILENAME if _sharing_strategy() == "file_system" else lib.PT_SHM_FD
+    out = ffi.new("pt_storage **")
+    s = _wrap_new(cls, lib.pt_storage_new_shared(kind, size * d.itemsize, d._id, out), out, d)
+    if kind == lib.PT_SHM_FILENAME:
+        from .multiprocessing import _client
+        _client.register(_client.manager_handle(), ffi.string(lib.pt_storage_shm_name(s._h)))
+    return s
+
+
+def _shared_incref(self):
+    """Takes one more reference on the named segment (for a copy of it in transit)."""
+    _C._check(lib.pt_storage_shared_incref(self._h))
+
+
+def _shared_decref(self, pid=None):
+    """Drops one reference on the named segment (that process ``pid`` took, by default this
+    one); returns self."""
+    if pid is None:
+        _C._check(lib.pt_storage_shared_decref(self._h))
+    else:
+        _C._check(lib.pt_storage_shared_decref_pid(self._h, pid))
+    return self
+
+
+def _weak_ref(self) -> int:
+    """A weak reference to the C storage as an int (0 for storages not in shared memory); free
+    it with ``_free_weak_ref``."""
+    return int(ffi.cast("uintptr_t", lib.pt_storage_weak_ref(self._h)))
+
+
+@staticmethod
+def _free_weak_ref(ref: int) -> None:
+    lib.pt_storage_weak_free(ffi.cast("void *", ref))
+
+
+@staticmethod
+def _expired(ref: int) -> bool:
+    return bool(lib.pt_storage_weak_expired(ffi.cast("void *", ref)))
+
+
+@classmethod
+def _new_with_weak_ptr(cls, ref: int):
+    """The storage a weak reference names, or None once it is gone."""
+    h = lib.pt_storage_weak_lock(ffi.cast("void *", ref))
+    return None if h == ffi.NULL else cls._new_wrapping(h)
+
+
+for _name, _fn in [("share_memory_", _share_memory_), ("is_shared", _is_shared), ("_share_fd_cpu_", _share_fd_cpu_),
+                   ("_share_fd_", _share_fd_cpu_), ("_share_filename_cpu_", _share_filename_cpu_),
+                   ("_share_filename_", _share_filename_cpu_),
+                   ("_new_shared_fd_cpu", _new_shared_fd_cpu), ("_new_shared_fd", _new_shared_fd_cpu),
+                   ("_new_shared_filename_cpu", _new_shared_filename_cpu),
+                   ("_new_shared_filename", _new_shared_filename_cpu), ("_new_shared", _new_shared),
+                   ("_shared_incref", _shared_incref), ("_shared_decref", _shared_decref),
+                   ("_weak_ref", _weak_ref), ("_free_weak_ref", _free_weak_ref),
+                   ("_expired", _expired), ("_new_with_weak_ptr", _new_with_weak_ptr)]:
+    setattr(_StorageBase, _name, _fn)
+del _name, _fn

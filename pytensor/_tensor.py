@@ -257,6 +257,25 @@ class Tensor(_TensorBase):
         lib.pt_storage_retain(s)
         return _storage.TypedStorage._new_wrapping(s, self.dtype)
 
+    # ------------------------------------------------------------ shared memory
+    def share_memory_(self) -> "Tensor":
+        """Moves the storage into shared memory (pytensor.multiprocessing's strategy) in place;
+        returns self. A no-op for CUDA tensors and tensors already shared.
+
+        >>> pytensor.ones(2).share_memory_().is_shared()
+        True
+        """
+        s = lib.pt_tensor_storage(self._h)
+        lib.pt_storage_retain(s)
+        _storage.UntypedStorage._new_wrapping(s).share_memory_()
+        return self
+
+    def is_shared(self) -> bool:
+        """Whether the storage is in shared memory (or a file mapped shared); CUDA memory always
+        is."""
+        s = lib.pt_tensor_storage(self._h)
+        return lib.pt_storage_device(s).type == lib.PT_DEV_CUDA or bool(lib.pt_storage_is_shared(s))
+
     # ------------------------------------------------------------ Python scalars
     def item(self):
         """The value of a one-element tensor as a Python number.

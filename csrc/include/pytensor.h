@@ -205,6 +205,37 @@ PT_API pt_status pt_storage_resize(pt_storage *s, int64_t nbytes);
  * does the same when it hands memory to NumPy). */
 PT_API void pt_storage_lend(pt_storage *s);
 
+/* ---------------------------------------------------------------- shared memory (csrc/core/shm.c) */
+/* CPU storages in POSIX shared memory: PT_SHM_FD keeps an anonymous memfd open (file_descriptor
+ * strategy), PT_SHM_FILENAME maps a named segment "/pytensor_<pid>_<n>_<random>" whose header
+ * counts references per process (Note [shared segment header], csrc/core/shm.h). */
+enum { PT_SHM_NONE = 0, PT_SHM_FD = 1, PT_SHM_FILENAME = 2 };
+/* Moves the bytes into shared memory of `kind` in place (tensors over s see the new bytes); a
+ * no-op when s is already of that kind. CPU only; the storage stops being resizable. */
+PT_API pt_status pt_storage_share(pt_storage *s, int32_t kind);
+/* A new zeroed storage of `kind`. */
+PT_API pt_status pt_storage_new_shared(int32_t kind, int64_t nbytes, int32_t dtype, pt_storage **out);
+/* Maps the memfd/shm fd (duplicated: the caller keeps its own) of nbytes. */
+PT_API pt_status pt_storage_new_shared_fd(int32_t fd, int64_t nbytes, int32_t dtype, pt_storage **out);
+/* Maps the existing segment `name` (its header must say nbytes) and takes one reference. */
+PT_API pt_status pt_storage_new_shared_filename(const char *name, int64_t nbytes, int32_t dtype,
+                                               pt_storage **out);
+PT_API int32_t pt_storage_shm_kind(const pt_storage *s);
+PT_API int32_t pt_storage_shm_fd(const pt_storage *s); /* -1 unless PT_SHM_FD */
+PT_API const char *pt_storage_shm_name(const pt_storage *s); /* NULL unless PT_SHM_FILENAME */
+/* The segment's reference count (its slots' sum); PT_ERR_RUNTIME unless PT_SHM_FILENAME. */
+PT_API pt_status pt_storage_shared_incref(pt_storage *s);
+PT_API pt_status pt_storage_shared_decref(pt_storage *s);
+/* Drops a reference that process `pid` took (a sender's reference in transit); none if that
+ * process's slot is gone (the manager reclaimed it). */
+PT_API pt_status pt_storage_shared_decref_pid(pt_storage *s, int32_t pid);
+PT_API int64_t pt_storage_shared_refcount(const pt_storage *s);
+/* Weak references to shared storages (NULL for others): lock gives a new reference or NULL. */
+PT_API void *pt_storage_weak_ref(pt_storage *s);
+PT_API void pt_storage_weak_free(void *w);
+PT_API int32_t pt_storage_weak_expired(void *w);
+PT_API pt_storage *pt_storage_weak_lock(void *w);
+
 /* ---------------------------------------------------------------- tensors (csrc/core/tensor.c, view.c) */
 typedef struct pt_tensor pt_tensor;
 enum { PT_LAYOUT_STRIDED = 0, PT_LAYOUT_SPARSE_COO = 1, PT_LAYOUT_COUNT = 2 };
