@@ -282,10 +282,44 @@ static void reduce_range(const walk *w, const char *xb, int64_t r0, int64_t r1,
         }
 }
 
+/* Note [rows back to back]
+ * The common inner reduction, one contiguous reduced run per output (a 7x7 plane's 49 elements,
+ * a row of a matrix), goes straight to the inner function from a running offset: the general
+ * walk's index arithmetic, accumulator copies and nested calls cost more per output than a short
+ * run's additions. */
+static bool rows_back_to_back(const walk *w)
+{
+    const plan *p = w->p;
+    return w->nchunks == 1 && !w->map && !w->shift && p->nr == 1 && p->nk == 1 &&
+           p->r[0].in == p->isz;
+}
+
+static void rows_task(int64_t begin, int64_t end, const walk *w)
+{
+    const plan *p = w->p;
+    pt_red_inner_fn inner = w->t->inner[w->op][w->dtype];
+    const int64_t n = p->r[0].size, kin = p->k[0].in, kout = p->k[0].out, isz = p->isz;
+    pt_red_rows_fn rows = w->op == PT_RED_SUM ? w->t->sum_rows[w->dtype] : NULL;
+    if (rows) {
+        rows(p->x + begin * kin, end - begin, n, kin, p->o + begin * kout, kout);
+        return;
+    }
+    for (int64_t o = begin; o < end; o++) {
+        unsigned char acc[VALUE_BYTES];
+        memcpy(acc, w->id, (size_t)isz);
+        inner(p->x + o * kin, n, isz, acc);
+        memcpy(p->o + o * kout, acc, (size_t)isz);
+    }
+}
+
 static void inner_task(int64_t begin, int64_t end, void *arg)
 {
     const walk *w = arg;
     const plan *p = w->p;
+    if (rows_back_to_back(w)) {
+        rows_task(begin, end, w);
+        return;
+    }
     const int64_t outer = p->nr ? p->r[0].size : 1;
     for (int64_t task = begin; task < end; task++) {
         const int64_t o = task / w->nchunks, c = task - o * w->nchunks;

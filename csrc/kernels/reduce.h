@@ -24,6 +24,11 @@ typedef void (*pt_red_inner_fn)(const char *x, int64_t n, int64_t stride, void *
 /* acc[j] = acc[j] (op) x[j * stride] for j < k: one row of an outer reduction, across the kept
  * dimension (acc is contiguous). */
 typedef void (*pt_red_outer_fn)(void *acc, const char *x, int64_t k, int64_t stride);
+/* out[r * ostride] = the sum of the n contiguous elements at x + r * xstride, for r < rows (bytes
+ * for both strides): many short inner reductions in one call (Note [rows back to back] in
+ * reduce.c), added as inner would add each. */
+typedef void (*pt_red_rows_fn)(const char *x, int64_t rows, int64_t n, int64_t xstride, char *out,
+                               int64_t ostride);
 /* acc[j] = acc[j] (op) other[j] for j < k, both contiguous. */
 typedef void (*pt_red_combine_fn)(void *acc, const void *other, int64_t k);
 /* The index of the first maximum (ARG_MAX) or minimum of n elements, a NaN counting as the
@@ -58,6 +63,7 @@ typedef struct pt_reduce_table {
     pt_red_arg_fn arg[2][PT_DTYPE_BUILTIN_COUNT];    /* int64, float32, float64 */
     pt_red_scan_fn scan[2][PT_DTYPE_BUILTIN_COUNT];  /* the sum/prod types */
     pt_red_map_fn map[PT_RED_MAP_COUNT][PT_DTYPE_BUILTIN_COUNT]; /* float32 .. complex128 */
+    pt_red_rows_fn sum_rows[PT_DTYPE_BUILTIN_COUNT];              /* float32, float64 */
 } pt_reduce_table;
 
 /* The table serving now (the capability start-up picked). */

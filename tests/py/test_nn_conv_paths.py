@@ -349,6 +349,75 @@ def test_conv_tbc_gradcheck_and_empty():
     assert all(t.abs().sum().item() == 0 for t in r)
 
 
+@pytest.mark.parametrize("pad", [0, 2, -1])
+@pytest.mark.parametrize("dtype", ["int64", "int32", "int8", "uint8"])
+def test_conv_tbc_integers_exact(pad, dtype):
+    """Integer dtypes go by products (Note [conv_tbc by products]); exact against the definition,
+    wrapping as the dtype does."""
+    rng = np.random.default_rng(8)
+    x, w, b = (rng.integers(0, 4, s) for s in ((7, 2, 3), (3, 3, 4), (4,)))
+    dt = getattr(pytensor, dtype)
+    y = pytensor.conv_tbc(pytensor.tensor(x.tolist(), dtype=dt), pytensor.tensor(w.tolist(), dtype=dt),
+                          pytensor.tensor(b.tolist(), dtype=dt), pad)
+    assert y.dtype is dt
+    want = ref_tbc(x, w, b, pad).astype(np.int64).astype(getattr(np, dtype))
+    np.testing.assert_array_equal(y.numpy(), want)
+
+
+@pytest.mark.parametrize("pad", [1, -1])
+def test_conv_tbc_complex_values_and_backward(pad):
+    """Complex values go by products; conv_tbc_backward of complex operands called directly
+    gives the gradients of sum(real(conj(g) * y)) (torch's convention), checked against the
+    definition; requires_grad on a complex input is refused as torch refuses it."""
+    rng = np.random.default_rng(9)
+    shapes = ((6, 2, 3), (3, 3, 2), (2,))
+    x, w, b = (rng.standard_normal(s) + 1j * rng.standard_normal(s) for s in shapes)
+    c = [pytensor.tensor(a.tolist(), dtype=pytensor.complex128) for a in (x, w, b)]
+    y = pytensor.conv_tbc(*c, pad)
+    np.testing.assert_allclose(y.numpy(), _tbc_complex(x, w, b, pad), rtol=1e-12, atol=1e-12)
+    g = rng.standard_normal(y.shape) + 1j * rng.standard_normal(y.shape)
+    gi, gw, gb = pytensor.conv_tbc_backward(pytensor.tensor(g.tolist(), dtype=pytensor.complex128),
+                                            *c, pad)
+    # d/dconj(x) of <g, y>: each tap's product transposed against the conjugate weights
+    ex, ew = np.zeros_like(x), np.zeros_like(w)
+    for t in range(y.shape[0]):
+        for k in range(w.shape[0]):
+            s_ = t + k - pad
+            if 0 <= s_ < x.shape[0]:
+                ex[s_] += g[t] @ w[k].T
+                ew[k] += x[s_].T @ g[t]
+    np.testing.assert_allclose(gi.numpy(), ex, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(gw.numpy(), ew, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(gb.numpy(), g.sum(axis=(0, 1)), rtol=1e-12, atol=1e-12)
+    if torch is not None:
+        tg = torch.ops.aten.conv_tbc_backward(torch.tensor(g), *(torch.tensor(a) for a in (x, w, b)), pad)
+        for mine, theirs in zip((gi, gw, gb), tg):
+            np.testing.assert_allclose(mine.numpy(), theirs.numpy(), rtol=1e-12, atol=1e-12)
+    with pytest.raises(RuntimeError, match="conv_tbc does not support automatic differentiation "
+                                           "for outputs with complex dtype."):
+        pytensor.conv_tbc(c[0].requires_grad_(), c[1], c[2], pad)
+
+
+def _tbc_complex(x, w, b, pad):
+    T, N, _ = x.shape
+    K, _, O = w.shape
+    olen = T + 2 * pad - K + 1
+    y = np.tile(b, (olen, N, 1))
+    for t in range(olen):
+        for k in range(K):
+            s = t + k - pad
+            if 0 <= s < T:
+                y[t] += x[s] @ w[k]
+    return y
+
+
+def test_conv_tbc_bool_refused():
+    x = pytensor.ones(4, 2, 3, dtype=pytensor.bool)
+    with pytest.raises((RuntimeError, NotImplementedError), match="Bool"):
+        pytensor.conv_tbc(x, pytensor.ones(2, 3, 4, dtype=pytensor.bool),
+                          pytensor.ones(4, dtype=pytensor.bool), 0)
+
+
 TBC_BAD = [
     ((5, 3), (3, 3, 4), (4,), 0, "Input must have 3 dims: time, batch, in_channel"),
     ((5, 2, 3), (3, 4), (4,), 0, "Weight tensor must have 3 dims: kernel_width, in_channels, "

@@ -36,34 +36,39 @@ enum { LANES = 64 };
  * instead of n, as NumPy's pairwise summation does (its blocks are 128 elements in 8 lanes). */
 enum { PAIR_BLOCK = 2048 };
 /* A row shorter than LANES (the 49 elements of a 7x7 plane that a global average pool sums) is
- * added in SHORT_LANES lanes: zeroing and folding 64 lanes cost more than the row itself. */
-enum { SHORT_LANES = 16 };
+ * added in SHORT_LANES lanes (one AVX2 register of float32) and its last n % SHORT_LANES
+ * elements in one more: zeroing and folding 64 lanes, or a lane array written element by element
+ * for the tail, cost more than the row itself. A longer block's last n % LANES elements go the
+ * same way: SHORT_LANES at a time into the first lanes, the rest into one more. */
+enum { SHORT_LANES = 8 };
 
 /* ---------------------------------------------------------------- sums */
 
 #define PT_SUM_REAL(SUF, T)                                                                        \
     static T sum_short_##SUF(const T *x, int64_t n)                                                \
     {                                                                                              \
-        T a[SHORT_LANES] = {0};                                                                    \
+        T a[SHORT_LANES] = {0}, tail = 0;                                                          \
         int64_t i = 0;                                                                             \
         for (; i + SHORT_LANES <= n; i += SHORT_LANES)                                             \
             for (int j = 0; j < SHORT_LANES; j++) a[j] += x[i + j];                                \
-        for (int j = 0; i < n; i++, j++) a[j] += x[i];                                             \
+        for (; i < n; i++) tail += x[i];                                                           \
         for (int w = SHORT_LANES / 2; w > 0; w /= 2)                                               \
             for (int j = 0; j < w; j++) a[j] += a[j + w];                                          \
-        return a[0];                                                                               \
+        return a[0] + tail;                                                                        \
     }                                                                                              \
     static T sum_block_##SUF(const T *x, int64_t n)                                                \
     {                                                                                              \
         if (n < LANES) return sum_short_##SUF(x, n);                                               \
-        T a[LANES] = {0};                                                                          \
+        T a[LANES] = {0}, tail = 0;                                                                \
         int64_t i = 0;                                                                             \
         for (; i + LANES <= n; i += LANES)                                                         \
             for (int j = 0; j < LANES; j++) a[j] += x[i + j];                                      \
-        for (int j = 0; i < n; i++, j++) a[j] += x[i];                                             \
+        for (; i + SHORT_LANES <= n; i += SHORT_LANES)                                             \
+            for (int j = 0; j < SHORT_LANES; j++) a[j] += x[i + j];                                \
+        for (; i < n; i++) tail += x[i];                                                           \
         for (int w = LANES / 2; w > 0; w /= 2)                                                     \
             for (int j = 0; j < w; j++) a[j] += a[j + w];                                          \
-        return a[0];                                                                               \
+        return a[0] + tail;                                                                        \
     }                                                                                              \
     static T sum_pairwise_##SUF(const T *x, int64_t n)                                             \
     {                                                                                              \
@@ -86,9 +91,18 @@ enum { SHORT_LANES = 16 };
     }                                                                                              \
     static void sum_inner_##SUF(const char *x, int64_t n, int64_t s, void *acc)                    \
     {                                                                                              \
-        T r = s == (int64_t)sizeof(T) ? sum_pairwise_##SUF((const T *)x, n)                        \
-                                      : sum_strided_##SUF(x, n, s);                                \
+        T r = s != (int64_t)sizeof(T) ? sum_strided_##SUF(x, n, s)                                 \
+              : n < LANES               ? sum_short_##SUF((const T *)x, n)                         \
+                                        : sum_pairwise_##SUF((const T *)x, n);                     \
         *(T *)acc += r;                                                                            \
+    }                                                                                              \
+    static void sum_rows_##SUF(const char *x, int64_t rows, int64_t n, int64_t xs, char *out,      \
+                               int64_t os)                                                         \
+    {                                                                                              \
+        for (int64_t r = 0; r < rows; r++) {                                                       \
+            const T *v = (const T *)(x + r * xs);                                                  \
+            *(T *)(out + r * os) = n < LANES ? sum_short_##SUF(v, n) : sum_pairwise_##SUF(v, n);   \
+        }                                                                                          \
     }                                                                                              \
     static void sum_outer_##SUF(void *acc, const char *x, int64_t k, int64_t s)                    \
     {                                                                                              \
@@ -558,4 +572,5 @@ PT_CPU_KERNELS_DEFINE(reduce, pt_reduce_table) = {
             [PT_RED_MAP_POWABS] = PT_ANY_ROW(powabs), [PT_RED_MAP_NONZERO] = PT_ANY_ROW(nonzero),
             [PT_RED_MAP_EXP] = PT_REAL_ROW(exp), [PT_RED_MAP_LOG] = PT_REAL_ROW(log),
             [PT_RED_MAP_POW] = PT_REAL_ROW(pow), [PT_RED_MAP_SQRT] = PT_REAL_ROW(sqrt)},
+    .sum_rows = PT_REAL_ROW(sum_rows),
 };

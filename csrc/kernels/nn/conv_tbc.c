@@ -9,7 +9,18 @@
  * CompositeExplicitAutograd with its own derivative (ConvTbcBackward0, as torch's);
  * conv_tbc_backward is CompositeImplicitAutograd, so a second derivative goes through
  * convolution_backward's.
+ *
+ * Note [conv_tbc by products]
+ * convolution takes floating dtypes only, while torch's conv_tbc, a loop of addmm over the
+ * kernel's taps, takes every dtype addmm takes (integers and complex too). Those dtypes go
+ * through the same sum here: with xp the input padded (or trimmed) in time,
+ *     out = bias + sum_k xp[k : k + olen] @ weight[k],
+ * and its backward: grad_weight[k] = xp[k : k + olen]^T @ grad (over time and batch),
+ * grad_bias = grad summed over time and batch, and grad_input the sum over k of
+ * grad @ weight[k]^T placed at time offset k, with the padding cut off again. All are operator
+ * calls, so a second derivative traces them.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "conv.h"
@@ -77,6 +88,142 @@ static pt_status operands(const pt_tensor *self, const pt_tensor *weight, int64_
     return PT_OK;
 }
 
+static void release_all(pt_tensor **r, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (r[i]) pt_tensor_release(r[i]);
+}
+
+/* True for the dtypes convolution takes (the other ones go by products). */
+static bool by_convolution(int32_t dtype)
+{
+    return dtype == PT_FLOAT32 || dtype == PT_FLOAT64 || dtype == PT_FLOAT16 ||
+           dtype == PT_BFLOAT16;
+}
+
+/* The input padded by `pad` zeros at both ends of time, or trimmed by -pad (a new reference). */
+static pt_status padded_input(const pt_tensor *self, int64_t pad, pt_tensor **xp)
+{
+    if (pad >= 0) {
+        const int64_t widen[6] = {0, 0, 0, 0, pad, pad};
+        return called(pt_call_constant_pad_nd(self, 6, widen, NULL), xp);
+    }
+    return called(pt_call_narrow(self, 0, -pad, self->sizes[0] + 2 * pad), xp);
+}
+
+/* *acc += t (or *acc = t when *acc is NULL); t's reference is consumed. */
+static pt_status accumulate(pt_tensor **acc, pt_tensor *t)
+{
+    if (!*acc) {
+        *acc = t;
+        return PT_OK;
+    }
+    pt_tensor *s = pt_call_add_Tensor(*acc, t, NULL);
+    pt_tensor_release(t);
+    pt_tensor_release(*acc);
+    *acc = NULL;
+    return called(s, acc);
+}
+
+/* xp[k : k + olen] @ weight[k] (Note [conv_tbc by products]). */
+static pt_status tap_product(const pt_tensor *xp, const pt_tensor *weight, int64_t k, int64_t olen,
+                             pt_tensor **out)
+{
+    pt_tensor *xk = NULL, *wk = NULL;
+    PT_TRY(called(pt_call_narrow(xp, 0, k, olen), &xk));
+    pt_status st = called(pt_call_select_int(weight, 0, k), &wk);
+    if (st == PT_OK) st = called(pt_call_matmul(xk, wk), out);
+    pt_tensor_release(xk);
+    if (wk) pt_tensor_release(wk);
+    return st;
+}
+
+static pt_status forward_by_products(const pt_tensor *self, const pt_tensor *weight,
+                                     const pt_tensor *bias, int64_t pad, int64_t olen,
+                                     pt_tensor **ret)
+{
+    pt_tensor *xp = NULL, *acc = NULL;
+    PT_TRY(padded_input(self, pad, &xp));
+    pt_status st = PT_OK;
+    for (int64_t k = 0; k < weight->sizes[0] && st == PT_OK; k++) {
+        pt_tensor *y = NULL;
+        st = tap_product(xp, weight, k, olen, &y);
+        if (st == PT_OK) st = accumulate(&acc, y);
+    }
+    pt_tensor_release(xp);
+    if (st == PT_OK) {
+        pt_tensor *b = pt_call_add_Tensor(acc, bias, NULL);
+        st = called(b, ret);
+    }
+    if (acc) pt_tensor_release(acc);
+    return st;
+}
+
+static pt_status backward_by_products(const pt_tensor *grad, const pt_tensor *input,
+                                      const pt_tensor *weight, int64_t pad, int64_t olen,
+                                      pt_tensor **gi, pt_tensor **gw, pt_tensor **gb)
+{
+    const int64_t kw = weight->sizes[0], tp = input->sizes[0] + 2 * pad;
+    const int64_t cin = weight->sizes[1], cout = weight->sizes[2];
+    const int64_t time_batch[2] = {0, 1};
+    pt_tensor *xp = NULL, *g2 = NULL, *acc = NULL;
+    pt_tensor **taps = calloc((size_t)kw, sizeof *taps);
+    if (!taps) return PT_ERROR(PT_ERR_MEMORY, "conv_tbc_backward: out of memory");
+    pt_status st = called(pt_call_sum_dim_IntList(grad, 2, time_batch, 0, grad->dtype), gb);
+    if (st == PT_OK) st = padded_input(input, pad, &xp);
+    const int64_t rows_g[2] = {-1, cout}, rows_x[2] = {-1, cin};
+    if (st == PT_OK) st = called(pt_call_reshape(grad, 2, rows_g), &g2);
+    for (int64_t k = 0; k < kw && st == PT_OK; k++) {
+        /* grad_weight[k] = xp[k : k + olen] (rows: time and batch)^T @ grad */
+        pt_tensor *xk = NULL, *x2 = NULL, *x2t = NULL;
+        st = called(pt_call_narrow(xp, 0, k, olen), &xk);
+        if (st == PT_OK) st = called(pt_call_reshape(xk, 2, rows_x), &x2);
+        if (st == PT_OK) st = called(pt_call_t(x2), &x2t);
+        if (st == PT_OK) st = called(pt_call_mm(x2t, g2), &taps[k]);
+        if (xk) pt_tensor_release(xk);
+        if (x2) pt_tensor_release(x2);
+        if (x2t) pt_tensor_release(x2t);
+        /* grad @ weight[k]^T, placed at time offset k of the padded input */
+        pt_tensor *wk = NULL, *wkt = NULL, *part = NULL, *placed = NULL;
+        if (st == PT_OK) st = called(pt_call_select_int(weight, 0, k), &wk);
+        if (st == PT_OK) st = called(pt_call_t(wk), &wkt);
+        if (st == PT_OK) st = called(pt_call_matmul(grad, wkt), &part);
+        if (st == PT_OK) {
+            const int64_t place[6] = {0, 0, 0, 0, k, tp - olen - k};
+            st = called(pt_call_constant_pad_nd(part, 6, place, NULL), &placed);
+        }
+        if (wk) pt_tensor_release(wk);
+        if (wkt) pt_tensor_release(wkt);
+        if (part) pt_tensor_release(part);
+        if (st == PT_OK) st = accumulate(&acc, placed);
+    }
+    if (st == PT_OK) st = called(pt_call_stack((int32_t)kw, taps, 0), gw);
+    if (st == PT_OK) {
+        /* cut the padding off again, or give the trimmed steps a zero gradient */
+        if (pad >= 0) {
+            pt_tensor *n = pt_call_narrow(acc, 0, pad, input->sizes[0]);
+            st = n ? called(pt_call_contiguous(n, PT_MEMORY_FORMAT_CONTIGUOUS), gi)
+                   : called(NULL, gi);
+            if (n) pt_tensor_release(n);
+        } else {
+            const int64_t widen[6] = {0, 0, 0, 0, -pad, -pad};
+            st = called(pt_call_constant_pad_nd(acc, 6, widen, NULL), gi);
+        }
+    }
+    for (int64_t k = 0; k < kw; k++)
+        if (taps[k]) pt_tensor_release(taps[k]);
+    free(taps);
+    if (xp) pt_tensor_release(xp);
+    if (g2) pt_tensor_release(g2);
+    if (acc) pt_tensor_release(acc);
+    if (st != PT_OK) {
+        pt_tensor *r[3] = {*gi, *gw, *gb};
+        release_all(r, 3);
+        *gi = *gw = *gb = NULL;
+    }
+    return st;
+}
+
 pt_status pt_kernel_conv_tbc(const pt_tensor *self, const pt_tensor *weight,
                              const pt_tensor *bias, int64_t pad, pt_tensor **ret)
 {
@@ -86,6 +233,8 @@ pt_status pt_kernel_conv_tbc(const pt_tensor *self, const pt_tensor *weight,
         const int64_t sizes[3] = {0, self->sizes[1], weight->sizes[2]};
         return pt_tensor_empty(3, sizes, self->dtype, self->device, ret);
     }
+    if (!by_convolution(self->dtype))
+        return forward_by_products(self, weight, bias, pad, olen, ret);
     pt_tensor *x = NULL, *w = NULL;
     PT_TRY(operands(self, weight, pad, &x, &w));
     const int64_t one = 1, zero = 0, p = pad > 0 ? pad : 0;
@@ -100,12 +249,6 @@ pt_status pt_kernel_conv_tbc(const pt_tensor *self, const pt_tensor *weight,
     const pt_status st = called(pt_call_contiguous(t, PT_MEMORY_FORMAT_CONTIGUOUS), ret);
     pt_tensor_release(t);
     return st;
-}
-
-static void release_all(pt_tensor **r, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (r[i]) pt_tensor_release(r[i]);
 }
 
 pt_status pt_native_conv_tbc_backward(const pt_tensor *grad, const pt_tensor *input,
@@ -127,6 +270,8 @@ pt_status pt_native_conv_tbc_backward(const pt_tensor *grad, const pt_tensor *in
         *ret0 = r[0], *ret1 = r[1], *ret2 = r[2];
         return PT_OK;
     }
+    if (!by_convolution(input->dtype))
+        return backward_by_products(grad, input, weight, pad, olen, ret0, ret1, ret2);
     pt_tensor *x = NULL, *w = NULL, *g = NULL;
     PT_TRY(operands(input, weight, pad, &x, &w));
     static const int64_t to_bct[3] = {1, 2, 0};
