@@ -102,7 +102,8 @@ def _mode(group, lists) -> str:
     fused, foreach = group.get("fused"), group.get("foreach")
     if fused:
         return "fused"
-    if fused is None and foreach is None and F._fast(*lists):
+    if (fused is None and foreach is None and not isinstance(group.get("lr"), Tensor)
+            and F._fast(*lists)):
         return "fused" if group.get("_has_fused") else "foreach"
     return "single" if foreach is False else "foreach"
 
@@ -185,10 +186,10 @@ class SGD(_Base):
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
-        _refuse_unsupported(False, differentiable)
         if fused:
             self._step_supports_amp_scaling = True
             _check_fused(self.param_groups, foreach, differentiable)
+        _refuse_unsupported(False, differentiable)
 
     def __setstate__(self, state):
         super().__setstate__(state)

@@ -235,6 +235,7 @@ def sgd(params, grads, bufs, *, weight_decay, momentum, lr, dampening, nesterov,
 
 def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, *, amsgrad, beta1, beta2,
          lr, weight_decay, eps, maximize, decoupled_weight_decay):
+    lr_t = lr
     lr, beta1, beta2 = _value(lr), _value(beta1), _value(beta2)
     grads = _grads(grads, maximize)
     step = _steps_inc(steps)
@@ -243,7 +244,9 @@ def adam(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, *, amsgra
     mul_(exp_avg_sqs, beta2)
     addcmul_(exp_avg_sqs, grads, grads, 1 - beta2)
     bc2_sqrt = [(1 - beta2 ** s) ** 0.5 for s in step]
-    step_size = [-(lr / (1 - beta1 ** s)) for s in step]
+    # a Tensor lr makes torch compute the step size as a tensor of lr's dtype
+    step_size = [-((lr_t / (1 - beta1 ** s)).item() if isinstance(lr_t, Tensor)
+                   else lr / (1 - beta1 ** s)) for s in step]
     if amsgrad:
         maximum_(max_exp_avg_sqs, exp_avg_sqs)
         denom = clone(max_exp_avg_sqs)
