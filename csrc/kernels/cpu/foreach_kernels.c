@@ -185,32 +185,56 @@
         const T *x = (const T *)p[1];                                                              \
         PT_IVDEP for (int64_t i = 0; i < n; i++) o[i] = x[i];                                      \
     }                                                                                              \
-    /* s: lr, beta1, beta2, weight_decay, eps, step_size, sqrt(bias_correction2), grad_scale */    \
-    static void adam_##SUF(char *const *p, int64_t n, const pt_fe_args *a)                         \
+    /* s: lr, beta1, beta2, weight_decay, eps, step_size, sqrt(bias_correction2), grad_scale.     \
+     * The flags are arguments of an always-inlined body called with constants, so that each      \
+     * combination gets its own branch-free loop, which the compiler vectorizes. */               \
+    static inline __attribute__((always_inline)) void adam_body_##SUF(                             \
+        char *const *p, int64_t n, const pt_fe_args *a, const bool ams, const int wdm,             \
+        const bool neg)                                                                            \
     {                                                                                              \
         T *w = (T *)p[0], *g = (T *)p[1], *m = (T *)p[2], *v = (T *)p[3], *vmax = (T *)p[4];       \
-        const int32_t f = a->flags;                                                                \
         const T lr = (T)a->s[0], b1 = (T)(1 - a->s[1]), b2 = (T)a->s[2], nb2 = (T)(1 - a->s[2]);   \
         const T wd = (T)a->s[3], eps = (T)a->s[4], step = (T)a->s[5], bc2 = (T)a->s[6];            \
-        const T scale = (T)a->s[7], decay = (T)1 - lr * wd;                                        \
-        const bool ams = f & PT_FE_AMSGRAD, adamw = f & PT_FE_ADAMW;                               \
+        const T decay = (T)1 - lr * wd;                                                            \
         PT_IVDEP for (int64_t i = 0; i < n; i++) {                                                 \
-            T gi = g[i], wi = w[i];                                                                \
-            if (f & PT_FE_SCALE) g[i] = gi = gi / scale;                                           \
-            if (f & PT_FE_MAXIMIZE) gi = -gi;                                                      \
-            if (wd != 0) {                                                                         \
-                if (adamw) wi = wi * decay;                                                        \
-                else gi = gi + wi * wd;                                                            \
-            }                                                                                      \
+            T gi = neg ? -g[i] : g[i], wi = w[i];                                                  \
+            if (wdm == 1) gi = gi + wi * wd;                                                       \
+            if (wdm == 2) wi = wi * decay;                                                         \
             const T mi = lerp_##SUF(m[i], gi, b1);                                                 \
             const T vi = v[i] * b2 + nb2 * gi * gi;                                                \
             m[i] = mi, v[i] = vi;                                                                  \
             T d = vi;                                                                              \
             if (ams) {                                                                             \
-                d = vmax[i] > vi || vmax[i] != vmax[i] ? vmax[i] : vi;                             \
+                const T mx = vmax[i];                                                              \
+                d = (mx > vi || mx != mx) ? mx : vi;                                               \
                 vmax[i] = d;                                                                       \
             }                                                                                      \
             w[i] = wi - step * mi / (SQRT(d) / bc2 + eps);                                         \
+        }                                                                                          \
+    }                                                                                              \
+    static void adam_##SUF(char *const *p, int64_t n, const pt_fe_args *a)                         \
+    {                                                                                              \
+        const int32_t f = a->flags;                                                                \
+        if (f & PT_FE_SCALE) {                                                                     \
+            T *g = (T *)p[1];                                                                      \
+            const T scale = (T)a->s[7];                                                            \
+            PT_IVDEP for (int64_t i = 0; i < n; i++) g[i] = g[i] / scale;                          \
+        }                                                                                          \
+        const int wdm = a->s[3] == 0 ? 0 : (f & PT_FE_ADAMW) ? 2 : 1;                              \
+        const int key = ((f & PT_FE_AMSGRAD) ? 6 : 0) + wdm * 2 + ((f & PT_FE_MAXIMIZE) ? 1 : 0);  \
+        switch (key) {                                                                             \
+        case 0: adam_body_##SUF(p, n, a, false, 0, false); break;                                  \
+        case 1: adam_body_##SUF(p, n, a, false, 0, true); break;                                   \
+        case 2: adam_body_##SUF(p, n, a, false, 1, false); break;                                  \
+        case 3: adam_body_##SUF(p, n, a, false, 1, true); break;                                   \
+        case 4: adam_body_##SUF(p, n, a, false, 2, false); break;                                  \
+        case 5: adam_body_##SUF(p, n, a, false, 2, true); break;                                   \
+        case 6: adam_body_##SUF(p, n, a, true, 0, false); break;                                   \
+        case 7: adam_body_##SUF(p, n, a, true, 0, true); break;                                    \
+        case 8: adam_body_##SUF(p, n, a, true, 1, false); break;                                   \
+        case 9: adam_body_##SUF(p, n, a, true, 1, true); break;                                    \
+        case 10: adam_body_##SUF(p, n, a, true, 2, false); break;                                  \
+        default: adam_body_##SUF(p, n, a, true, 2, true); break;                                   \
         }                                                                                          \
     }                                                                                              \
     /* s: weight_decay, momentum, lr, dampening, -, -, -, grad_scale */                            \
