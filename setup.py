@@ -217,7 +217,7 @@ setup(
     packages=["pytensor", "pytensor._C", "pytensor.autograd", "pytensor.backends", "pytensor.cuda",
               "pytensor.nn", "pytensor.nn.modules", "pytensor.nn.utils",
               "pytensor.utils", "pytensor.utils.data", "pytensor.utils.data._utils",
-              "pytensor.multiprocessing"],
+              "pytensor.multiprocessing", "pytensor.optim"],
     libraries=[("pytensor_core", {
         "sources": CORE_SOURCES,
         "include_dirs": INCLUDE_DIRS,

@@ -16,4 +16,10 @@ time.
 from __future__ import annotations
 
 from .optimizer import Optimizer  # noqa: F401
+from ._algorithms import (SGD, Adadelta, Adagrad, Adam, Adamax, AdamW, NAdam,  # noqa: F401
+                          RAdam, RMSprop)
+from .lbfgs import LBFGS  # noqa: F401
+
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adamax", "NAdam", "RAdam", "RMSprop",
+           "Adagrad", "Adadelta", "LBFGS", "lr_scheduler", "swa_utils"]
 from . import lr_scheduler, swa_utils  # noqa: F401,E402
