@@ -8,6 +8,8 @@ from __future__ import annotations
 import os
 import random
 import signal
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -265,7 +267,10 @@ def test_custom_collate_results_and_small_tensors():
     small = list(D.DataLoader(pytensor.arange(6.), batch_size=3, num_workers=1,
                               collate_fn=_scaled_collate))
     assert [b.tolist() for b in small] == [[0., 2., 4.], [6., 8., 10.]]
-    assert not small[0].untyped_storage().is_shared()  # pickled by value
+    # Pickled by value; but once pytensor.multiprocessing is imported its reductions (inherited
+    # by the forked worker) share every tensor, as torch.multiprocessing's do.
+    registered = "pytensor.multiprocessing" in sys.modules
+    assert small[0].untyped_storage().is_shared() == registered
     assert not _shm_files()
 
 
@@ -280,8 +285,6 @@ print(os.getpid())
 
 
 def test_exit_with_live_workers_is_quiet_and_clean():
-    import subprocess
-    import sys
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(
         [os.path.dirname(os.path.dirname(pytensor.__file__))] +
         [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
@@ -318,3 +321,41 @@ def test_unpicklable_sample_is_an_error_not_a_hang():
     with pytest.raises(RuntimeError, match="Caught RuntimeError in DataLoader worker process 0"
                                            "(.|\n)*LocalError: local"):
         list(D.DataLoader(RaisesLocal(), num_workers=1, timeout=20))
+
+
+_COLLECT_UNDER_LOCK_SCRIPT = """
+import gc, time, pytensor
+from pytensor.utils import data as D
+from pytensor.utils.data._utils import signal_handling
+
+class Slow(D.Dataset):
+    def __getitem__(self, i):
+        time.sleep(0.6)
+        return i
+
+    def __len__(self):
+        return 2
+
+def abandon():
+    try:
+        list(D.DataLoader(Slow(), num_workers=1, timeout=0.2))
+    except RuntimeError as e:
+        err = e  # a cycle: err -> its traceback -> this frame -> err; it holds the iterator
+
+gc.disable()
+abandon()
+# A collection that runs inside _set_worker_pids (any allocation may start one) finalizes the
+# abandoned iterator, whose shutdown removes its pids under the same lock.
+with signal_handling._lock:
+    gc.collect()
+print("done")
+"""
+
+
+def test_iterator_collected_while_the_pid_lock_is_held_is_no_deadlock():
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [os.path.dirname(os.path.dirname(pytensor.__file__))] +
+        [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
+    proc = subprocess.run([sys.executable, "-c", _COLLECT_UNDER_LOCK_SCRIPT],
+                          capture_output=True, text=True, timeout=60, env=env)
+    assert proc.returncode == 0 and proc.stdout.strip() == "done", proc.stderr

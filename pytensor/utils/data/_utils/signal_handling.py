@@ -24,7 +24,11 @@ import threading
 from . import IS_WINDOWS
 
 _worker_pids = {}
-_lock = threading.Lock()
+# Re-entrant: the main thread can enter it again while holding it. The SIGCHLD handler runs
+# between any two bytecodes of the main thread, and a garbage collection can run an abandoned
+# iterator's __del__ (which removes its pids) at any allocation, both possibly inside
+# _set_worker_pids or _remove_worker_pids; with a plain Lock that second acquire waited forever.
+_lock = threading.RLock()
 
 _SIGCHLD_handler_set = False
 
