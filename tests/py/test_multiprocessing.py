@@ -12,7 +12,7 @@ import pytensor
 import pytensor.multiprocessing as mp
 from pytensor.multiprocessing import reductions
 from _torch_oracle import requires_torch, torch
-from test_multiprocessing_workers import (_add_one, _get_many_mul_put, _get_mul_put, _get_twice,
+from mp_workers import (_add_one, _get_many_mul_put, _get_mul_put, _get_twice,
                                           _hold_and_wait, _make_and_wait, _pipe_child, _pool_add,
                                           _spawn_exit, _spawn_fail, _spawn_worker)
 
