@@ -6,11 +6,16 @@ is the tutorial's next step; both run here.
     python examples/autograd_polynomial.py [--steps 2000] [--function]
 """
 import argparse
+import importlib.util
 import math
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# The source folder only when no pytensor is importable (a run from a development checkout): put
+# first unconditionally, it would shadow an installed pytensor for every process started later
+# (a spawned child starts from this sys.path).
+if importlib.util.find_spec("pytensor") is None:
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import pytensor as torch  # noqa: E402
 
 
