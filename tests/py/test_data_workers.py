@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -179,13 +180,19 @@ class _Killer(D.Dataset):
 
 
 def test_killed_worker_is_an_error_not_a_hang():
+    # Either torch message may come first: the loader's own check after a failed get, or the
+    # SIGCHLD handler's (raised in the main thread wherever it is), as in torch.
     t0 = time.monotonic()
-    with pytest.raises(RuntimeError, match=r"DataLoader worker \(pid\(s\) \d+\) exited "
-                                           r"unexpectedly") as info:
+    with pytest.raises(RuntimeError) as info:
         list(D.DataLoader(_Killer(), batch_size=2, num_workers=2))
     assert time.monotonic() - t0 < 10
-    cause = str(info.value.__cause__)
-    assert "is killed by signal: Killed." in cause or "exited unexpectedly" in cause
+    text = str(info.value)
+    if re.fullmatch(r"DataLoader worker \(pid\(s\) \d+\) exited unexpectedly", text):
+        cause = str(info.value.__cause__)
+        assert "is killed by signal: Killed." in cause or "exited unexpectedly" in cause
+    else:
+        assert re.fullmatch(r"DataLoader worker \(pid \d+\) is killed by signal: Killed\. ",
+                            text), text
     time.sleep(0.05)
     assert not _shm_files()
 
