@@ -86,7 +86,8 @@ def test_uniform_normal_constant():
 def test_trunc_normal_moments(mean, std, a, b):
     t = init.trunc_normal_(_leaf(300, 200), mean, std, a, b)
     v = _np(t)
-    assert v.min() >= a and v.max() <= b
+    # the bounds as the float32 tensor holds them (clamp writes float32(b), e.g. 1.2000000477)
+    assert v.min() >= np.float32(a) and v.max() <= np.float32(b)
     # analytic moments of the truncated normal
     alpha, beta = (a - mean) / std, (b - mean) / std
     phi = lambda x: math.exp(-x * x / 2) / math.sqrt(2 * math.pi)  # noqa: E731
