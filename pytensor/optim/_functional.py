@@ -61,32 +61,22 @@ def add_(xs, ys, alpha=1.0):
             x.add_(ys)
 
 
+def _binary_(name: str, xs, s):
+    """xs[i] <name>= s[i] (s a list) or xs[i] <name>= s (a number): one list call when it can."""
+    is_list = isinstance(s, list)
+    if _fast(xs, s) if is_list else _fast(xs):
+        getattr(_ops(), f"_foreach_{name}_")(xs, s)
+        return
+    for x, y in (zip(xs, s) if is_list else ((x, s) for x in xs)):
+        getattr(x, f"{name}_")(y)
+
+
 def mul_(xs, s):
-    if isinstance(s, list):
-        if _fast(xs, s):
-            _ops()._foreach_mul_(xs, s)
-        else:
-            for x, y in zip(xs, s):
-                x.mul_(y)
-    elif _fast(xs):
-        _ops()._foreach_mul_(xs, s)
-    else:
-        for x in xs:
-            x.mul_(s)
+    _binary_("mul", xs, s)
 
 
 def div_(xs, s):
-    if isinstance(s, list):
-        if _fast(xs, s):
-            _ops()._foreach_div_(xs, s)
-        else:
-            for x, y in zip(xs, s):
-                x.div_(y)
-    elif _fast(xs):
-        _ops()._foreach_div_(xs, s)
-    else:
-        for x in xs:
-            x.div_(s)
+    _binary_("div", xs, s)
 
 
 def div_scalars_(xs, values):
