@@ -5,7 +5,9 @@ re-raised with its traceback, a killed worker and a timeout as RuntimeErrors (no
 and the worker-pid bookkeeping of signal_handling. Few small loaders: each one starts processes."""
 from __future__ import annotations
 
+import gc
 import os
+import queue
 import random
 import re
 import signal
@@ -180,21 +182,53 @@ class _Killer(D.Dataset):
 
 
 def test_killed_worker_is_an_error_not_a_hang():
-    # Either torch message may come first: the loader's own check after a failed get, or the
-    # SIGCHLD handler's (raised in the main thread wherever it is), as in torch.
+    # Either torch message may come first: the loader's own check after a failed read, or the
+    # SIGCHLD handler's (raised into the read), as in torch. The loader's check chains the
+    # handler's error, or the read's queue.Empty where the signal reached another thread and
+    # the read waited out its interval.
     t0 = time.monotonic()
     with pytest.raises(RuntimeError) as info:
         list(D.DataLoader(_Killer(), batch_size=2, num_workers=2))
     assert time.monotonic() - t0 < 10
     text = str(info.value)
     if re.fullmatch(r"DataLoader worker \(pid\(s\) \d+\) exited unexpectedly", text):
-        cause = str(info.value.__cause__)
-        assert "is killed by signal: Killed." in cause or "exited unexpectedly" in cause
+        cause = info.value.__cause__
+        assert isinstance(cause, queue.Empty) or "is killed by signal: Killed." in str(cause)
     else:
         assert re.fullmatch(r"DataLoader worker \(pid \d+\) is killed by signal: Killed\. ",
                             text), text
-    time.sleep(0.05)
+    del info
+    gc.collect()  # the iterator, held by the exception's frames, shuts down here
     assert not _shm_files()
+    assert not any(signal_handling._worker_pids.values())
+
+
+def test_worker_failure_is_raised_in_the_next_read_not_elsewhere():
+    # The worker dies on a prefetched batch while the main thread does something else: that
+    # code is not interrupted (torch's handler raises into it); the next read reports the
+    # failure at once instead of after its liveness interval.
+    it = iter(D.DataLoader(_Killer(), batch_size=2, num_workers=1))
+    assert next(it).tolist() == [0, 1]
+    pid = it._workers[0].pid
+    deadline = time.monotonic() + 10
+    while signal_handling._failure(pid) is None and time.monotonic() < deadline:
+        time.sleep(0.01)  # (not w.is_alive(): that would reap the worker)
+    time.sleep(0.05)
+    t0 = time.monotonic()
+    with pytest.raises(RuntimeError, match=rf"^DataLoader worker \(pid\(s\) {pid}\) exited "
+                                           r"unexpectedly$") as info:
+        next(it)
+    assert time.monotonic() - t0 < 0.5 * _utils_interval()
+    assert str(info.value.__cause__) == (f"DataLoader worker (pid {pid}) is killed by signal: "
+                                         f"Killed. ")
+    del info, it
+    gc.collect()
+    assert not any(signal_handling._worker_pids.values())
+
+
+def _utils_interval():
+    from pytensor.utils.data import _utils
+    return _utils.MP_STATUS_CHECK_INTERVAL
 
 
 class _Slow(D.Dataset):

@@ -124,13 +124,15 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
 
     def _try_get_data(self, timeout=_utils.MP_STATUS_CHECK_INTERVAL):
         try:
-            return True, self._data_queue.get(timeout=timeout)
+            with _utils.signal_handling.waiting_for_workers():
+                return True, self._data_queue.get(timeout=timeout)
         except Exception as e:
             failed = []
             for worker_id, w in enumerate(self._workers):
                 if self._workers_status[worker_id] and not w.is_alive():
                     failed.append(w)
                     self._mark_worker_as_unavailable(worker_id)
+                    _utils.signal_handling._forget_worker_pid(id(self), w.pid)
             if failed:
                 pids = ", ".join(str(w.pid) for w in failed)
                 raise RuntimeError(f"DataLoader worker (pid(s) {pids}) exited unexpectedly") from e

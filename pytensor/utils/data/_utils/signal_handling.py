@@ -8,7 +8,14 @@ which asks waitid (WNOWAIT: the child stays waitable for multiprocessing's own b
 whether a registered worker ended by a signal or with a non-zero status, and raises a
 RuntimeError naming it. Python runs the handler in the main thread, so the error interrupts the
 queue read that would otherwise wait forever; the iterator then reports the dead pids ("exited
-unexpectedly"). torch does the same in C; the messages are torch's. In the worker, faulthandler
+unexpectedly"). The messages are torch's. Unlike torch's handler, which raises wherever the main
+thread happens to be, this one raises only while the main thread waits in an iterator's read
+(``waiting_for_workers``): raised anywhere else, the error broke unrelated code in the middle of
+what it was doing (a test runner's report writer, a ``__del__``, a ``with`` block of the user's)
+and reported a failure that the iterator itself was about to report. The read checks once more on
+entry, after raising the flag, so a failure signalled just before the read is not missed either;
+a failure noticed by the iterator's own liveness check forgets that worker's pid, so nothing
+reports it twice. In the worker, faulthandler
 prints the Python traceback on SIGSEGV, SIGBUS and SIGFPE before the default action, where torch
 prints a one-line message from a C handler.
 """
@@ -31,6 +38,9 @@ _worker_pids = {}
 _lock = threading.RLock()
 
 _SIGCHLD_handler_set = False
+
+# Reads of the main thread now waiting on workers (Note [DataLoader worker failures]).
+_main_waiting = 0
 
 
 def _set_worker_signal_handlers(*args) -> None:
@@ -63,6 +73,41 @@ def _remove_worker_pids(key) -> None:
         if _worker_pids.pop(key, None) is None:
             raise ValueError(f"Cannot find worker information for _BaseDataLoaderIter with "
                              f"id {key}")
+
+
+def _forget_worker_pid(key, pid: int) -> None:
+    """Drops one worker of an iterator from the checks (its failure has been reported)."""
+    with _lock:
+        pids = _worker_pids.get(key)
+        if pids is not None:
+            pids.discard(pid)
+
+
+class waiting_for_workers:
+    """Marks a blocking read of the main thread on worker results: while it lasts, the SIGCHLD
+    handler may raise a worker's failure into it. On entry it checks once itself, for a failure
+    signalled before the mark was up. Reads of other threads are not marked: the handler runs in
+    the main thread, which they do not own; they rely on the liveness check after each read."""
+
+    __slots__ = ("_main",)
+
+    def __enter__(self):
+        self._main = threading.current_thread() is threading.main_thread()
+        if self._main:
+            global _main_waiting
+            _main_waiting += 1
+            try:
+                _error_if_any_worker_fails()
+            except BaseException:
+                _main_waiting -= 1
+                raise
+        return self
+
+    def __exit__(self, *exc):
+        if self._main:
+            global _main_waiting
+            _main_waiting -= 1
+        return False
 
 
 def _failure(pid: int):
@@ -116,7 +161,9 @@ def _set_SIGCHLD_handler() -> None:
     def handler(signum, frame):
         # At interpreter exit multiprocessing terminates the daemon workers itself (persistent
         # workers still held, iterators never finished): that is no failure to report.
-        if not sys.modules[__package__].python_exit_status:
+        # Outside an iterator's read the error would strike unrelated code; the iterator's own
+        # checks report the failure there instead (Note [DataLoader worker failures]).
+        if _main_waiting > 0 and not sys.modules[__package__].python_exit_status:
             _error_if_any_worker_fails()
         if previous is not None:
             previous(signum, frame)
