@@ -23,6 +23,17 @@
 #include "gemm_small.h"
 #include "gemm_tile.h"
 
+/* Note [rows outer for a shallow product]
+ * With panels outermost, C is written one NR-column strip at a time: MR rows of one or two
+ * cache lines each, then the next MR rows a whole row stride further on. Where k is short, those
+ * stores are the work, and a strip that walks down a wide C (1024 x 1024 float32 at k = 1, a
+ * linear layer's weight gradient at batch 1) touches each line of C on its own, far from the
+ * last: 458 us on one core, write-bandwidth of 9 GB/s, against 55 us for torch's outer product.
+ * When all the panels fit in a core's L1 and L2 with room to spare (ROWS_OUTER_BYTES), the tiles
+ * go row block by row block instead, across every panel: each row of C is then written from
+ * start to end, a few streams the prefetchers follow, while the packed B stays cached. */
+enum { ROWS_OUTER_BYTES = 64 << 10 };
+
 #define GEMM_SMALL_KERNELS(SUF, T)                                                                 \
     enum { L_##SUF = (int)(sizeof(vec_##SUF) / sizeof(T)), NR_##SUF = 2 * L_##SUF };                \
                                                                                                    \
@@ -89,23 +100,45 @@
             }                                                                                      \
     }                                                                                              \
                                                                                                    \
+    /* C's rows [i, i1) (fewer than MR) by one panel, each count its own specialised tile. */     \
+    static ALWAYS_INLINE void last_rows_##SUF(const pt_gemm *g, const T *panel, int64_t i,         \
+                                              int64_t i1, int64_t j, int64_t nr)                   \
+    {                                                                                              \
+        switch (i1 - i) {                                                                          \
+        case 5: tile_##SUF(g, panel, i, MR > 5 ? 5 : MR, j, nr); break;                            \
+        case 4: tile_##SUF(g, panel, i, MR > 4 ? 4 : MR, j, nr); break;                            \
+        case 3: tile_##SUF(g, panel, i, MR > 3 ? 3 : MR, j, nr); break;                            \
+        case 2: tile_##SUF(g, panel, i, MR > 2 ? 2 : MR, j, nr); break;                            \
+        case 1: tile_##SUF(g, panel, i, 1, j, nr); break;                                          \
+        default: break;                                                                            \
+        }                                                                                          \
+    }                                                                                              \
+                                                                                                   \
     static void tiles_##SUF(const pt_gemm *g, const void *bpv, int64_t i0, int64_t i1, int64_t q0, \
                             int64_t q1)                                                            \
     {                                                                                              \
         const T *bp = (const T *)bpv;                                                              \
+        const int64_t k = g->k;                                                                    \
+        if ((q1 - q0) * k * NR_##SUF * (int64_t)sizeof(T) <= ROWS_OUTER_BYTES) {                   \
+            /* Note [rows outer for a shallow product] */                                         \
+            for (int64_t i = i0; i < i1; i += MR) {                                                \
+                for (int64_t q = q0; q < q1; q++) {                                                \
+                    const T *panel = bp + q * k * NR_##SUF;                                        \
+                    int64_t j = q * NR_##SUF, nr = g->n - j < NR_##SUF ? g->n - j : NR_##SUF;      \
+                    if (i + MR <= i1)                                                              \
+                        tile_##SUF(g, panel, i, MR, j, nr);                                        \
+                    else                                                                           \
+                        last_rows_##SUF(g, panel, i, i1, j, nr);                                   \
+                }                                                                                  \
+            }                                                                                      \
+            return;                                                                                \
+        }                                                                                          \
         for (int64_t q = q0; q < q1; q++) {                                                        \
-            const T *panel = bp + q * g->k * NR_##SUF;                                             \
+            const T *panel = bp + q * k * NR_##SUF;                                                \
             int64_t j = q * NR_##SUF, nr = g->n - j < NR_##SUF ? g->n - j : NR_##SUF;              \
             int64_t i = i0;                                                                        \
             for (; i + MR <= i1; i += MR) tile_##SUF(g, panel, i, MR, j, nr);                      \
-            switch (i1 - i) { /* the last rows, each count its own specialised tile */             \
-            case 5: tile_##SUF(g, panel, i, MR > 5 ? 5 : MR, j, nr); break;                        \
-            case 4: tile_##SUF(g, panel, i, MR > 4 ? 4 : MR, j, nr); break;                        \
-            case 3: tile_##SUF(g, panel, i, MR > 3 ? 3 : MR, j, nr); break;                        \
-            case 2: tile_##SUF(g, panel, i, MR > 2 ? 2 : MR, j, nr); break;                        \
-            case 1: tile_##SUF(g, panel, i, 1, j, nr); break;                                      \
-            default: break;                                                                        \
-            }                                                                                      \
+            last_rows_##SUF(g, panel, i, i1, j, nr);                                               \
         }                                                                                          \
     }
 
