@@ -8,6 +8,15 @@ throughput and save/load):
              adam_foreach   foreach=True in both
              adam_fused     fused=True in both
            goal for the default row: <= 0.5 of torch's time
+  epochs   one training epoch of the example models, the examples' own code run once with
+           pytensor and once with torch (its `import pytensor` lines turned into `import torch`):
+             digits_epoch   examples/train_digits.py's CNN over the 1,437 training images of
+                            scikit-learn's digits, batch 32, Adam, loss and accuracy summed per
+                            batch as the example does (skipped without scikit-learn)
+             mlp_epoch      examples/train_mlp.py's MLP over 500 x 3 spiral points, batch 64,
+                            SGD with momentum
+             chars_steps    20 steps of examples/train_chars.py's character transformer
+           goal for the digits and MLP rows: <= 1.0 of torch's time
 
 Each repeat times every row of pytensor, then of torch; the median of the repeats is printed
 with the ratio pytensor/torch (below 1 pytensor is faster). `--threads` goes to both
@@ -20,9 +29,11 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import re
 import statistics
 import sys
 import time
+import types
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -53,12 +64,98 @@ def _adam_setup(lib, optim_mod, **kw):
     return opt.step
 
 
+def _adam_row(**kw):
+    return lambda lib, optim_mod: _adam_setup(lib, optim_mod, **kw)
+
+
+def _example(name: str, lib_name: str):
+    """examples/<name>.py as a module running on `lib_name` ("pytensor" or "torch")."""
+    path = os.path.join(ROOT, "examples", name + ".py")
+    with open(path) as f:
+        source = f.read()
+    if lib_name == "torch":
+        source = re.sub(r"^(import|from) pytensor\b", r"\1 torch", source, flags=re.M)
+    module = types.ModuleType(f"{name}_{lib_name}")
+    module.__file__ = path
+    exec(compile(source, path, "exec"), module.__dict__)
+    return module
+
+
+def _epoch_fn(model, loader, loss_fn, optimizer, count_correct: bool):
+    """One pass of the examples' training loop over `loader`."""
+    def epoch():
+        model.train()
+        total, correct = 0.0, 0
+        for xb, yb in loader:
+            optimizer.zero_grad()
+            logits = model(xb)
+            loss = loss_fn(logits, yb)
+            loss.backward()
+            optimizer.step()
+            total += loss.item() * yb.size(0)
+            if count_correct:
+                correct += (logits.argmax(dim=1) == yb).sum().item()
+        return total, correct
+    return epoch
+
+
+def _digits_setup(lib, optim_mod):
+    ex = _example("train_digits", lib.__name__)
+    lib.manual_seed(0)
+    dataset = ex.load_digits_dataset()
+    g = lib.Generator().manual_seed(0)
+    train_set, _ = ex.random_split(dataset, [0.8, 0.2], generator=g)
+    loader = ex.DataLoader(train_set, batch_size=32, shuffle=True, generator=g)
+    model = ex.DigitsCNN()
+    return _epoch_fn(model, loader, ex.nn.CrossEntropyLoss(),
+                     optim_mod.Adam(model.parameters(), lr=2e-3), True)
+
+
+def _mlp_setup(lib, optim_mod):
+    ex = _example("train_mlp", lib.__name__)
+    lib.manual_seed(0)
+    g = lib.Generator().manual_seed(0)
+    x, y = ex.make_spirals(500, 3, generator=g)
+    x = (x - x.mean(dim=0)) / x.std(dim=0)
+    loader = ex.DataLoader(ex.TensorDataset(x, y), batch_size=64, shuffle=True, generator=g)
+    model = ex.make_model(3)
+    return _epoch_fn(model, loader, ex.nn.CrossEntropyLoss(),
+                     optim_mod.SGD(model.parameters(), lr=0.1, momentum=0.9), False)
+
+
+def _chars_setup(lib, optim_mod):
+    ex = _example("train_chars", lib.__name__)
+    lib.manual_seed(0)
+    text = ex.load_text()
+    chars = sorted(set(text))
+    data = lib.tensor([chars.index(c) for c in text], dtype=lib.long)
+    model = ex.CharTransformer(len(chars))
+    optimizer = optim_mod.AdamW(model.parameters(), lr=1e-3)
+    g = lib.Generator().manual_seed(0)
+
+    def steps():
+        model.train()
+        for _ in range(20):
+            xb, yb = ex.get_batch(data, 32, 64, g)
+            logits = model(xb)
+            loss = ex.F.cross_entropy(logits.reshape(-1, logits.size(-1)), yb.reshape(-1))
+            optimizer.zero_grad()
+            loss.backward()
+            lib.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+    return steps
+
+
 ROWS = {
-    "adam_default": dict(),
-    "adam_foreach": dict(foreach=True),
-    "adam_fused": dict(fused=True),
+    "adam_default": _adam_row(),
+    "adam_foreach": _adam_row(foreach=True),
+    "adam_fused": _adam_row(fused=True),
+    "digits_epoch": _digits_setup,
+    "mlp_epoch": _mlp_setup,
+    "chars_steps": _chars_setup,
 }
-SECTIONS = {"optim": ["adam_default", "adam_foreach", "adam_fused"]}
+SECTIONS = {"optim": ["adam_default", "adam_foreach", "adam_fused"],
+            "epochs": ["digits_epoch", "mlp_epoch", "chars_steps"]}
 
 
 def main() -> None:
@@ -76,16 +173,19 @@ def main() -> None:
     except ImportError:
         torch = None
     pytensor.set_num_threads(args.threads)
-    print(f"threads={args.threads}  Adam over {N_PARAMS:,} float32 parameters in "
-          f"{N_TENSORS} tensors")
+    print(f"threads={args.threads}  (optim: Adam over {N_PARAMS:,} float32 parameters in "
+          f"{N_TENSORS} tensors; epochs: the example models)")
     print(f"{'row':16s} {'pytensor ms':>12s} {'torch ms':>10s} {'ratio':>7s}")
     for section, rows in SECTIONS.items():
         print(f"[{section}]")
         for row in rows:
             if args.only and row != args.only:
                 continue
-            step_pt = _adam_setup(pytensor, pytensor.optim, **ROWS[row])
-            step_t = _adam_setup(torch, torch.optim, **ROWS[row]) if torch else None
+            if row == "digits_epoch" and importlib.util.find_spec("sklearn") is None:
+                print(f"{row:16s} skipped: scikit-learn is not installed")
+                continue
+            step_pt = ROWS[row](pytensor, pytensor.optim)
+            step_t = ROWS[row](torch, torch.optim) if torch else None
             pt_times, t_times = [], []
             for _ in range(args.reps):
                 pt_times.append(_timeit(step_pt, args.calls))
