@@ -231,3 +231,30 @@ def test_matches_torch(threads, dtype, shape):
     close(pytensor.bmm(pa3, pb3),
           torch.bmm(torch.from_numpy(a3), torch.from_numpy(b3)).to(torch.float64).numpy(),
           dtype, min(k, 64))
+
+
+# Few rows, a long k, A row-major and B column-major (x @ w.t()): on BLIS's skx kernels these go
+# through a column-major buffer (Note [a short product with B column-major] in blas.c), elsewhere
+# as they are; either way the values are these. The result is also written into a slice of a
+# wider tensor (a row stride past n) with beta, and as a batch.
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(2, 64, 1024), (16, 256, 600), (128, 300, 520), (5, 11, 700)],
+                         ids=lambda s: "x".join(map(str, s)))
+def test_short_product_with_b_column_major(threads, dtype, shape):
+    m, n, k = shape
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((m, k)).astype(dtype)
+    w = rng.standard_normal((n, k)).astype(dtype)
+    pa, pw = pytensor.from_numpy(a), pytensor.from_numpy(w)
+    close(pa.mm(pw.t()), exact(a, w.T), dtype, k)
+    wide = rng.standard_normal((m, n + 5)).astype(dtype)
+    out = pytensor.from_numpy(wide.copy())
+    got = pytensor.addmm(out[:, 2:n + 2], pa, pw.t(), beta=0.5, alpha=-2.0)
+    close(got, 0.5 * wide[:, 2:n + 2].astype(np.float64) - 2.0 * exact(a, w.T), dtype, k)
+    target = out[:, 2:n + 2]
+    pytensor.mm(pa, pw.t(), out=target)
+    close(target, exact(a, w.T), dtype, k)
+    assert out[:, :2].numpy().tolist() == wide[:, :2].tolist()      # the columns beside it
+    assert out[:, n + 2:].numpy().tolist() == wide[:, n + 2:].tolist()
+    batch = rng.standard_normal((3, m, k)).astype(dtype)
+    close(pytensor.from_numpy(batch).matmul(pw.t()), exact(batch, w.T), dtype, k)
