@@ -242,6 +242,39 @@ PT_TEST(copy_transposed_permuted_and_flipped_layouts_keep_element_positions)
     for (int i = 0; i < 6; i++) pt_tensor_release(ts[i]);
 }
 
+/* Layouts contiguous along different dimensions, large enough for the blocked transposing copy
+ * (Note [blocked transposing copy]): every element size it takes, tile edges (odd sizes), a
+ * 4 KiB source stride, a flipped source, and a permuted 4-D copy. */
+PT_TEST(copy_by_tiles_keeps_every_element_position)
+{
+    const int32_t dtypes[] = {PT_INT8, PT_FLOAT16, PT_FLOAT32, PT_FLOAT64};
+    int64_t shapes[][2] = {{67, 131}, {64, 1024}, {9, 700}};
+    for (int d = 0; d < 4; d++) {
+        for (int k = 0; k < 3; k++) {
+            pt_tensor *x = make(2, shapes[k], dtypes[d], NULL), *t, *c, *f, *ft, *fc;
+            CHECK(x);
+            CHECK_OK(pt_tensor_transpose(x, 0, 1, &t));
+            CHECK_OK(pt_tensor_contiguous(t, &c));
+            for (int64_t i = 0; i < t->numel; i++) CHECK(get(c, i) == get(t, i));
+            CHECK_OK(pt_tensor_flip_view(x, 0, &f));
+            CHECK_OK(pt_tensor_transpose(f, 0, 1, &ft));
+            CHECK_OK(pt_tensor_contiguous(ft, &fc));
+            for (int64_t i = 0; i < ft->numel; i++) CHECK(get(fc, i) == get(ft, i));
+            pt_tensor *ts[] = {x, t, c, f, ft, fc};
+            for (int i = 0; i < 6; i++) pt_tensor_release(ts[i]);
+        }
+    }
+    int64_t s4[4] = {2, 70, 9, 11}, perm[4] = {0, 2, 3, 1};
+    pt_tensor *x = make(4, s4, PT_FLOAT32, NULL), *p, *c;
+    CHECK(x);
+    CHECK_OK(pt_tensor_permute(x, 4, perm, &p));
+    CHECK_OK(pt_tensor_contiguous(p, &c));
+    for (int64_t i = 0; i < p->numel; i++) CHECK(get(c, i) == get(p, i));
+    pt_tensor_release(x);
+    pt_tensor_release(p);
+    pt_tensor_release(c);
+}
+
 static void no_delete(void *ctx) { PT_UNUSED(ctx); }
 
 PT_TEST(copy_refuses_read_only_and_broadcast_destinations)
