@@ -11,6 +11,7 @@
  * vectorized path as a fused scalar kernel would.
  */
 #include <float.h>
+#include <math.h>
 #include <string.h>
 
 #include "iter.h"
@@ -88,10 +89,53 @@ static const char *scalar_kname(bool min, bool max)
     return min && max ? "clamp_scalar_cpu" : min ? "clamp_min_scalar_cpu" : "clamp_max_scalar_cpu";
 }
 
+/* Note [clamp with number bounds]
+ * Python-number bounds on a floating tensor leave its dtype as it is (torch.result_type of a
+ * float tensor and numbers is the tensor's), and torch reads each bound in that dtype. Those calls
+ * (x.clamp(0, 6), h.clamp(min=0), the clipping in a training step) run as a one-input loop with
+ * the bounds as its parameters, read through self's dtype, a missing one as an infinity: no 0-d
+ * tensors made and filled for the bounds, no three-operand iterator. Measured: x.clamp(-0.5, 0.5)
+ * on 100 float32 elements 789 ns that way round, 2-3 times what a unary call costs. Integer and
+ * bool tensors, complex bounds and out= keep the general path, whose promotion and casting
+ * rules they need. */
+static const pt_unary_spec spec_clamp_scalar = {PT_UNARY_CLAMP_SCALAR, "clamp", "clamp_scalar_cpu",
+                                                PT_UNARY_KIND_KEEP};
+
+static bool clamp_as_unary(int mode, const pt_tensor *self, const pt_scalar *min,
+                           const pt_scalar *max)
+{
+    return mode != PT_UNARY_OUT && self && pt_is_floating(self->dtype) && (min || max) &&
+           (!min || min->kind != PT_SCALAR_COMPLEX) && (!max || max->kind != PT_SCALAR_COMPLEX);
+}
+
+/* torch reads a bound in self's dtype and refuses a finite one past that dtype's range. */
+static pt_status check_bound_fits(const pt_scalar *b, int32_t dtype)
+{
+    if (!b || b->kind == PT_SCALAR_BOOL || dtype == PT_FLOAT64) return PT_OK;
+    const double v = b->kind == PT_SCALAR_INT ? (double)b->i : b->re;
+    const double top = dtype == PT_FLOAT16 ? 65504.0 : dtype == PT_BFLOAT16 ? 3.3895313892515355e38
+                                                                             : (double)FLT_MAX;
+    const char *type = dtype == PT_FLOAT16    ? "c10::Half"
+                       : dtype == PT_BFLOAT16 ? "c10::BFloat16"
+                                              : "float";
+    if (isfinite(v) && (v > top || v < -top))
+        return PT_ERROR(PT_ERR_RUNTIME, "value cannot be converted to type %s without overflow",
+                        type);
+    return PT_OK;
+}
+
 static pt_status clamp_scalar(const char *name, int mode, const pt_tensor *self,
                               const pt_scalar *min, const pt_scalar *max, pt_tensor *out_arg,
                               pt_tensor **out)
 {
+    if (out && clamp_as_unary(mode, self, min, max)) {
+        PT_TRY(check_bound_fits(min, self->dtype));
+        PT_TRY(check_bound_fits(max, self->dtype));
+        const pt_scalar lo = {PT_SCALAR_FLOAT, 0, -INFINITY, 0};
+        const pt_scalar hi = {PT_SCALAR_FLOAT, 0, INFINITY, 0};
+        const pt_scalar *bounds[3] = {min ? min : &lo, max ? max : &hi, NULL};
+        return pt_unary_call(&spec_clamp_scalar, mode, self, NULL, bounds, 0, out);
+    }
     pt_tensor *lo = NULL, *hi = NULL;
     PT_TRY(wrap_scalar(min, &lo));
     pt_status st = wrap_scalar(max, &hi);

@@ -19,7 +19,7 @@ enum {
     /* one input and parameters in ctx (a pt_unary_params) */
     PT_UNARY_ROUND_DECIMALS, /* params: d[0] = 10^|decimals|, i = decimals < 0 */
     PT_UNARY_NAN_TO_NUM,     /* params: v[0..2] = nan, posinf, neginf in the loop dtype */
-    PT_UNARY_CLAMP_SCALAR,   /* params: v[0] = min, v[1] = max; i bit 0: min given, bit 1: max */
+    PT_UNARY_CLAMP_SCALAR,   /* params: v[0] = min, v[1] = max (-inf, +inf when not given) */
     PT_UNARY_THRESHOLD,      /* params: v[0] = threshold, v[1] = value */
     /* several inputs */
     PT_UNARY_CLAMP_TENSOR,     /* (out, self, min, max) */

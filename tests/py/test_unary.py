@@ -445,6 +445,72 @@ def test_clamp_scalar_matches_torch(dtype, bounds):
     assert_same(want, got)
 
 
+# Number bounds on a floating tensor run as a one-input loop (Note [clamp with number bounds] in
+# csrc/kernels/activation.c): NumPy's clip as the oracle (nan bounds give nan, as torch), over
+# sizes past the vector and thread thresholds, strided and flipped inputs, in place and the
+# clamp_min / clamp_max forms; a finite bound past the dtype's range is refused as torch does.
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+@pytest.mark.parametrize("n", [1, 17, 100_003])
+def test_clamp_number_bounds_against_numpy(dtype, n):
+    rng = np.random.default_rng(n)
+    v = rng.standard_normal(n) * 2
+    v[::7] = np.nan
+    v[1::11] = np.inf
+    v[2::13] = -np.inf
+    x = pt.tensor(v.tolist(), dtype=getattr(pt, dtype))
+    ref = x.double().numpy()
+
+    def want(lo, hi):
+        out = ref.copy()
+        if lo is not None:
+            out = np.where(np.isnan(lo), np.nan, np.where(out < lo, lo, out))
+        if hi is not None:
+            out = np.where(np.isnan(hi), np.nan, np.where(out > hi, hi, out))
+        return pt.tensor(out.tolist(), dtype=pt.float64).to(getattr(pt, dtype)).double().numpy()
+
+    for lo, hi in [(-0.5, 0.5), (0, None), (None, 1), (1.5, -1.5), (float("nan"), 1.0),
+                   (-1, float("nan")), (-float("inf"), float("inf")), (True, None)]:
+        got = x.clamp(lo, hi)
+        assert got.dtype == x.dtype
+        np.testing.assert_array_equal(got.double().numpy(), want(lo, hi))
+        np.testing.assert_array_equal(x[::3].clamp(lo, hi).double().numpy(), want(lo, hi)[::3])
+        np.testing.assert_array_equal(x.flip(0).clamp(lo, hi).double().numpy(),
+                                      want(lo, hi)[::-1])
+        y = x.clone()
+        assert y.clamp_(lo, hi) is y
+        np.testing.assert_array_equal(y.double().numpy(), want(lo, hi))
+    np.testing.assert_array_equal(x.clamp_min(0.25).double().numpy(), want(0.25, None))
+    np.testing.assert_array_equal(pt.clamp_max(x, -0.25).double().numpy(), want(None, -0.25))
+
+
+@pytest.mark.parametrize("dtype,top,name", [("float16", 65504.0, "c10::Half"),
+                                            ("bfloat16", 3.3895313892515355e38, "c10::BFloat16"),
+                                            ("float32", 3.4028234663852886e38, "float")])
+def test_clamp_bound_past_the_dtype_range_is_refused(dtype, top, name):
+    x = pt.ones(3, dtype=getattr(pt, dtype))
+    assert x.clamp(-top, top).tolist() == [1.0, 1.0, 1.0]
+    msg = f"value cannot be converted to type {name} without overflow"
+    for args in [(0, top * 1.01), (-top * 1.01, None), (None, 1e300)]:
+        with pytest.raises(RuntimeError, match=msg):
+            x.clamp(*args)
+    if dtype == "float16":
+        with pytest.raises(RuntimeError, match=msg):
+            x.clamp(0, 65505)
+    assert x.clamp(0, float("inf")).tolist() == [1.0, 1.0, 1.0]
+    assert pt.ones(2, dtype=pt.float64).clamp(0, 1e300).tolist() == [1.0, 1.0]
+
+
+@requires_torch
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
+def test_clamp_overflow_message_is_torchs(dtype):
+    for hi in (1e300, -1e39):
+        with pytest.raises(RuntimeError) as theirs:
+            torch.ones(2, dtype=getattr(torch, dtype)).clamp(None, hi)
+        with pytest.raises(RuntimeError) as ours:
+            pt.ones(2, dtype=getattr(pt, dtype)).clamp(None, hi)
+        assert str(ours.value) == str(theirs.value)
+
+
 def test_clamp_tensor_bounds_broadcast_and_promote():
     x = torch.randn(4, 5)
     lo = torch.randn(5) - 1

@@ -359,6 +359,11 @@ COMPLEX_LOOPS(c8, c128, double, , 0.693147180559945309, 2.30258509299404568)
         }                                                                                          \
     }
 
+/* clamp with number bounds on a floating tensor: (out, self), p0 = min, p1 = max, a missing
+ * bound -inf or +inf (Note [clamp with number bounds] in activation.c). */
+PARAM_LOOP(clamp_scalar_f4, float, CLAMP_HI_F(CLAMP_LO_F(x, p0), p1))
+PARAM_LOOP(clamp_scalar_f8, double, CLAMP_HI_F(CLAMP_LO_F(x, p0), p1))
+
 #define CLAMP_LOOPS(SUF, T, K)                                                                     \
     CLAMP3_LOOP(clamp_##SUF, T, CLAMP_LO_##K, CLAMP_HI_##K)                                        \
     CLAMP2_LOOP(clamp_min_##SUF, T, CLAMP_LO_##K)                                                  \
@@ -453,6 +458,7 @@ PT_CPU_KERNELS_DEFINE(unary, pt_unary_table) = {{
     [PT_UNARY_ISFINITE] = {[PT_BOOL] = true_u8, INTS(true), INEXACT(isfinite)},
     [PT_UNARY_ROUND_DECIMALS] = {FLOATS(round_decimals)},
     [PT_UNARY_NAN_TO_NUM] = {[PT_BOOL] = copy_u8, INTS(copy), INEXACT(nan_to_num)},
+    [PT_UNARY_CLAMP_SCALAR] = {FLOATS(clamp_scalar)},
     [PT_UNARY_THRESHOLD] = {INTS(threshold), FLOATS(threshold)},
     [PT_UNARY_CLAMP_TENSOR] = {[PT_BOOL] = clamp_u8, INTS(clamp), FLOATS(clamp)},
     [PT_UNARY_CLAMP_MIN_TENSOR] = {[PT_BOOL] = clamp_min_u8, INTS(clamp_min), FLOATS(clamp_min)},
