@@ -10,11 +10,11 @@ throughput and save/load):
            goal for the default row: <= 0.5 of torch's time
   epochs   one training epoch of the example models, the examples' own code run once with
            pytensor and once with torch (its `import pytensor` lines turned into `import torch`):
-             digits_epoch   examples/train_digits.py's CNN over the 1,437 training images of
-                            scikit-learn's digits, batch 32, Adam, loss and accuracy summed per
-                            batch as the example does (skipped without scikit-learn)
-             mlp_epoch      examples/train_mlp.py's MLP over 500 x 3 spiral points, batch 64,
-                            SGD with momentum
+             digits_epoch   examples/train_digits.py's train_epoch: its CNN over the 1,437
+                            training images of scikit-learn's digits, batch 32, Adam (skipped
+                            without scikit-learn)
+             mlp_epoch      examples/train_mlp.py's train_epoch: its MLP over 500 x 3 spiral
+                            points, batch 64, SGD with momentum
              chars_steps    20 steps of examples/train_chars.py's character transformer
            goal for the digits and MLP rows: <= 1.0 of torch's time
 
@@ -81,24 +81,6 @@ def _example(name: str, lib_name: str):
     return module
 
 
-def _epoch_fn(model, loader, loss_fn, optimizer, count_correct: bool):
-    """One pass of the examples' training loop over `loader`."""
-    def epoch():
-        model.train()
-        total, correct = 0.0, 0
-        for xb, yb in loader:
-            optimizer.zero_grad()
-            logits = model(xb)
-            loss = loss_fn(logits, yb)
-            loss.backward()
-            optimizer.step()
-            total += loss.item() * yb.size(0)
-            if count_correct:
-                correct += (logits.argmax(dim=1) == yb).sum().item()
-        return total, correct
-    return epoch
-
-
 def _digits_setup(lib, optim_mod):
     ex = _example("train_digits", lib.__name__)
     lib.manual_seed(0)
@@ -107,8 +89,8 @@ def _digits_setup(lib, optim_mod):
     train_set, _ = ex.random_split(dataset, [0.8, 0.2], generator=g)
     loader = ex.DataLoader(train_set, batch_size=32, shuffle=True, generator=g)
     model = ex.DigitsCNN()
-    return _epoch_fn(model, loader, ex.nn.CrossEntropyLoss(),
-                     optim_mod.Adam(model.parameters(), lr=2e-3), True)
+    loss_fn, optimizer = ex.nn.CrossEntropyLoss(), optim_mod.Adam(model.parameters(), lr=2e-3)
+    return lambda: ex.train_epoch(model, loader, loss_fn, optimizer)
 
 
 def _mlp_setup(lib, optim_mod):
@@ -119,8 +101,9 @@ def _mlp_setup(lib, optim_mod):
     x = (x - x.mean(dim=0)) / x.std(dim=0)
     loader = ex.DataLoader(ex.TensorDataset(x, y), batch_size=64, shuffle=True, generator=g)
     model = ex.make_model(3)
-    return _epoch_fn(model, loader, ex.nn.CrossEntropyLoss(),
-                     optim_mod.SGD(model.parameters(), lr=0.1, momentum=0.9), False)
+    loss_fn = ex.nn.CrossEntropyLoss()
+    optimizer = optim_mod.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    return lambda: ex.train_epoch(model, loader, loss_fn, optimizer)
 
 
 def _chars_setup(lib, optim_mod):

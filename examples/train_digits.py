@@ -61,6 +61,22 @@ def load_digits_dataset():
     return TensorDataset(images, labels)
 
 
+def train_epoch(model, loader, loss_fn, optimizer):
+    """One pass over the training batches; returns (summed loss, correct predictions, images)."""
+    model.train()
+    running_loss, correct, n = 0.0, 0, 0
+    for images, labels in loader:
+        optimizer.zero_grad()
+        logits = model(images)
+        loss = loss_fn(logits, labels)
+        loss.backward()
+        optimizer.step()
+        running_loss += loss.item() * labels.size(0)
+        correct += (logits.argmax(dim=1) == labels).sum().item()
+        n += labels.size(0)
+    return running_loss, correct, n
+
+
 def evaluate(model, loader, loss_fn):
     model.eval()
     total_loss, correct, n = 0.0, 0, 0
@@ -128,17 +144,7 @@ def train(epochs=20, out_dir="runs/digits", seed=0, progress=True, batch_size=32
     history = {"train_loss": [], "train_acc": [], "test_loss": [], "test_acc": []}
     start = time.perf_counter()
     for epoch in epoch_iter:
-        model.train()
-        running_loss, correct, n = 0.0, 0, 0
-        for images, labels in train_loader:
-            optimizer.zero_grad()
-            logits = model(images)
-            loss = loss_fn(logits, labels)
-            loss.backward()
-            optimizer.step()
-            running_loss += loss.item() * labels.size(0)
-            correct += (logits.argmax(dim=1) == labels).sum().item()
-            n += labels.size(0)
+        running_loss, correct, n = train_epoch(model, train_loader, loss_fn, optimizer)
         test_loss, test_acc = evaluate(model, test_loader, loss_fn)
         history["train_loss"].append(running_loss / n)
         history["train_acc"].append(correct / n)

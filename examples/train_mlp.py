@@ -54,6 +54,20 @@ def accuracy(model, points, labels):
         return (model(points).argmax(dim=1) == labels).float().mean().item()
 
 
+def train_epoch(model, loader, loss_fn, optimizer):
+    """One pass over the training batches; returns the mean loss per point."""
+    model.train()
+    total, n = 0.0, 0
+    for xb, yb in loader:
+        optimizer.zero_grad()
+        loss = loss_fn(model(xb), yb)
+        loss.backward()
+        optimizer.step()
+        total += loss.item() * yb.size(0)
+        n += yb.size(0)
+    return total / n
+
+
 def train(epochs=100, seed=0, classes=3, n_train=500, n_test=200, batch_size=64, lr=0.1,
           progress=True):
     """Trains the MLP and returns a dict: per-epoch mean training losses, the final train and test
@@ -75,17 +89,8 @@ def train(epochs=100, seed=0, classes=3, n_train=500, n_test=200, batch_size=64,
     losses = []
     start = time.perf_counter()
     for epoch in range(epochs):
-        model.train()
-        total, n = 0.0, 0
-        for xb, yb in loader:
-            optimizer.zero_grad()
-            loss = loss_fn(model(xb), yb)
-            loss.backward()
-            optimizer.step()
-            total += loss.item() * yb.size(0)
-            n += yb.size(0)
+        losses.append(train_epoch(model, loader, loss_fn, optimizer))
         scheduler.step()
-        losses.append(total / n)
         if progress and (epoch % 10 == 9 or epoch == 0 or epoch == epochs - 1):
             print(f"epoch {epoch + 1:3d}  loss {losses[-1]:.4f}"
                   f"  lr {scheduler.get_last_lr()[0]:.4f}"

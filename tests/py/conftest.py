@@ -114,3 +114,14 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.write_line(f"{len(skipped)} tests skipped: "
                                     f"{_torch_oracle.SKIP_REASON} ({_torch_oracle.INSTALL_HINT})",
                                     yellow=True)
+
+
+@pytest.fixture(params=[1, 2], ids=lambda n: f"threads{n}")
+def threads(request):
+    """Runs the test once on one thread and once on two (pytensor.set_num_threads), restoring
+    the count after."""
+    import pytensor
+    saved = pytensor.get_num_threads()
+    pytensor.set_num_threads(request.param)
+    yield request.param
+    pytensor.set_num_threads(saved)

@@ -18,14 +18,6 @@ CASES = [((63, 65), (1, 0)), ((64, 64), (1, 0)), ((8, 511), (1, 0)), ((7, 600), 
          ((2, 9, 11, 70), (0, 3, 1, 2)), ((3, 17, 129), (2, 0, 1)), ((5, 1, 40, 33), (3, 1, 0, 2))]
 
 
-@pytest.fixture(params=[1, 2], ids=lambda n: f"threads{n}")
-def threads(request):
-    saved = pytensor.get_num_threads()
-    pytensor.set_num_threads(request.param)
-    yield request.param
-    pytensor.set_num_threads(saved)
-
-
 def _values(shape, dtype, seed=0):
     rng = np.random.default_rng(seed)
     if dtype == "bool":

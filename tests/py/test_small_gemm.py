@@ -26,14 +26,6 @@ SHAPES = [(1, 2, 1), (5, 7, 3), (6, 16, 8), (7, 17, 9), (13, 33, 65), (64, 64, 6
 LAYOUTS = ["plain", "a.t", "b.t", "both.t", "sliced", "negative"]
 
 
-@pytest.fixture(params=[1, 2], ids=lambda n: f"threads{n}")
-def threads(request):
-    saved = pytensor.get_num_threads()
-    pytensor.set_num_threads(request.param)
-    yield request.param
-    pytensor.set_num_threads(saved)
-
-
 def tol(dtype, k):
     return (1e-5 if dtype == "float32" else 1e-12) * max(k, 1) ** 0.5
 
