@@ -144,6 +144,31 @@ def test_margin_losses_match_numpy(reduction):
           reduce_np(np.array(per), reduction))
 
 
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+def test_margin_losses_reduced_over_many_samples_match_numpy(reduction):
+    # The per-sample values behind a reduced loss need a buffer of N values: the reduced forms
+    # once wrote N of them into a one-value tensor (past its end from the second sample on).
+    rng = np.random.default_rng(5)
+    n, c = 3000, 4
+    x = rng.standard_normal((n, c))
+    tgt = rng.integers(0, c, n)
+    z = np.maximum(0, 1 - x[np.arange(n), tgt][:, None] + x)
+    z[np.arange(n), tgt] = 0
+    close(F.multi_margin_loss(P(x), pt.tensor(tgt.tolist()), reduction=reduction),
+          reduce_np(z.sum(1) / c, reduction))
+    lab = np.full((n, c), -1)
+    lab[:, 0] = tgt
+    other = (tgt + 1) % c
+    lab[::2, 1] = other[::2]
+    per = []
+    for i in range(n):
+        ts = [tgt[i]] + ([other[i]] if i % 2 == 0 else [])
+        per.append(sum(max(0, 1 - x[i, t] + x[i, d]) for t in ts for d in range(c)
+                       if d not in ts) / c)
+    close(F.multilabel_margin_loss(P(x), pt.tensor(lab.tolist()), reduction=reduction),
+          reduce_np(np.array(per), reduction))
+
+
 @pytest.mark.parametrize("reduction", RED)
 def test_embedding_and_ranking_losses_match_numpy(reduction):
     sign = np.where(RNG.random(4) > 0.5, 1.0, -1.0)

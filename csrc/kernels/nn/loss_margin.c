@@ -295,8 +295,10 @@ pt_status pt_kernel_multi_margin_loss(const pt_tensor *self, const pt_tensor *ta
     pt_tensor *r = NULL;
     pt_status st = hold(&m, self, target, weight, &h);
     if (st == PT_OK) st = check_multi_targets(&m);
+    /* one value per sample, reduced after: [N] unless the result is the unreduced 0-d one */
     const int64_t osz = m.n;
-    if (st == PT_OK) st = pt_tensor_empty(m.out_nd, &osz, self->dtype, self->device, &h.tmp);
+    const int32_t tmp_nd = reduction == PT_LOSS_NONE ? m.out_nd : 1;
+    if (st == PT_OK) st = pt_tensor_empty(tmp_nd, &osz, self->dtype, self->device, &h.tmp);
     if (st == PT_OK) {
         m.out = pt_tensor_data(h.tmp);
         pt_parallel_for(m.n, row_grain(m.c), m.f8 ? multi_rows_f8 : multi_rows_f4, &m);
@@ -380,8 +382,10 @@ pt_status pt_kernel_multilabel_margin_loss_forward(const pt_tensor *self, const 
     pt_tensor *r = NULL, *is = NULL;
     pt_status st = hold(&m, self, target, NULL, &h);
     if (st == PT_OK) st = check_multilabel_targets(&m);
+    /* one value per sample, reduced after: [N] unless the result is the unreduced 0-d one */
     const int64_t osz = m.n;
-    if (st == PT_OK) st = pt_tensor_empty(m.out_nd, &osz, self->dtype, self->device, &h.tmp);
+    const int32_t tmp_nd = reduction == PT_LOSS_NONE ? m.out_nd : 1;
+    if (st == PT_OK) st = pt_tensor_empty(tmp_nd, &osz, self->dtype, self->device, &h.tmp);
     if (st == PT_OK) st = pt_tensor_empty(self->ndim, self->sizes, self->dtype, self->device, &is);
     if (st == PT_OK) {
         zero(is);
