@@ -517,9 +517,14 @@ def test_strided_inputs_match_torch(name):
                                   "kl_div", "hinge_embedding_loss", "poisson_nll_loss"])
 @pytest.mark.parametrize("reduction", RED)
 def test_empty_batch_matches_torch(name, reduction):
-    if name == "multi_margin_loss" and reduction == "mean":
-        pytest.skip("torch returns an uninitialized value here; pytensor gives nan")
     a, b = _pair("float64", shape=(0, 5))
+    if name == "multi_margin_loss" and reduction != "none":
+        # torch's reduced result over an empty batch is memory it never wrote (0 mostly, once
+        # -1.8e-06, once a nan); the exact values are 0 for the sum and nan for the mean
+        fn, args, kw = _case_args(name, a, b, "pytensor")
+        got = float(fn(*args, **kw, reduction=reduction))
+        assert got == 0.0 if reduction == "sum" else math.isnan(got)
+        return
     _compare(name, a, b, reduction, 1e-12)
 
 
