@@ -15,7 +15,7 @@ import pytest
 import pytensor
 
 from _torch_oracle import requires_torch, torch
-from test_small_gemm import close, exact, operands, threads  # noqa: F401 (a fixture)
+from test_small_gemm import close, exact, operands
 
 DTYPES = ["float32", "float64"]
 LAYOUTS = ["plain", "a.t", "b.t", "both.t", "sliced", "negative", "offset"]
