@@ -15,7 +15,8 @@ throughput and save/load):
                             without scikit-learn)
              mlp_epoch      examples/train_mlp.py's train_epoch: its MLP over 500 x 3 spiral
                             points, batch 64, SGD with momentum
-             chars_steps    20 steps of examples/train_chars.py's character transformer
+             chars_steps    20 of examples/train_chars.py's train_step on its character
+                            transformer
            goal for the digits and MLP rows: <= 1.0 of torch's time
 
 Each repeat times every row of pytensor, then of torch; the median of the repeats is printed
@@ -119,13 +120,7 @@ def _chars_setup(lib, optim_mod):
     def steps():
         model.train()
         for _ in range(20):
-            xb, yb = ex.get_batch(data, 32, 64, g)
-            logits = model(xb)
-            loss = ex.F.cross_entropy(logits.reshape(-1, logits.size(-1)), yb.reshape(-1))
-            optimizer.zero_grad()
-            loss.backward()
-            lib.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optimizer.step()
+            ex.train_step(model, optimizer, *ex.get_batch(data, 32, 64, g))
     return steps
 
 

@@ -82,6 +82,17 @@ def estimate_loss(model, data, batch_size, block_size, generator, batches=4):
     return sum(losses) / len(losses)
 
 
+def train_step(model, optimizer, x, y):
+    """One optimizer step on the batch (x, y) with the gradients clipped; returns the loss."""
+    logits = model(x)
+    loss = F.cross_entropy(logits.view(-1, logits.size(-1)), y.view(-1))
+    optimizer.zero_grad()
+    loss.backward()
+    nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
+    optimizer.step()
+    return loss
+
+
 def train(steps=500, seed=0, batch_size=32, block_size=64, lr=1e-2, sample_chars=300,
           log_every=50, progress=True):
     """Trains the model and returns a dict: the per-step training losses, the validation loss at
@@ -111,12 +122,7 @@ def train(steps=500, seed=0, batch_size=32, block_size=64, lr=1e-2, sample_chars
     model.train()
     for step in range(steps):
         x, y = get_batch(train_data, batch_size, block_size, generator)
-        logits = model(x)
-        loss = F.cross_entropy(logits.view(-1, logits.size(-1)), y.view(-1))
-        optimizer.zero_grad()
-        loss.backward()
-        nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
-        optimizer.step()
+        loss = train_step(model, optimizer, x, y)
         scheduler.step()
         losses.append(loss.item())
         if progress and (step % log_every == 0 or step == steps - 1):

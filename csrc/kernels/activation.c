@@ -108,29 +108,14 @@ static bool clamp_as_unary(int mode, const pt_tensor *self, const pt_scalar *min
            (!min || min->kind != PT_SCALAR_COMPLEX) && (!max || max->kind != PT_SCALAR_COMPLEX);
 }
 
-/* torch reads a bound in self's dtype and refuses a finite one past that dtype's range. */
-static pt_status check_bound_fits(const pt_scalar *b, int32_t dtype)
-{
-    if (!b || b->kind == PT_SCALAR_BOOL || dtype == PT_FLOAT64) return PT_OK;
-    const double v = b->kind == PT_SCALAR_INT ? (double)b->i : b->re;
-    const double top = dtype == PT_FLOAT16 ? 65504.0 : dtype == PT_BFLOAT16 ? 3.3895313892515355e38
-                                                                             : (double)FLT_MAX;
-    const char *type = dtype == PT_FLOAT16    ? "c10::Half"
-                       : dtype == PT_BFLOAT16 ? "c10::BFloat16"
-                                              : "float";
-    if (isfinite(v) && (v > top || v < -top))
-        return PT_ERROR(PT_ERR_RUNTIME, "value cannot be converted to type %s without overflow",
-                        type);
-    return PT_OK;
-}
-
 static pt_status clamp_scalar(const char *name, int mode, const pt_tensor *self,
                               const pt_scalar *min, const pt_scalar *max, pt_tensor *out_arg,
                               pt_tensor **out)
 {
     if (out && clamp_as_unary(mode, self, min, max)) {
-        PT_TRY(check_bound_fits(min, self->dtype));
-        PT_TRY(check_bound_fits(max, self->dtype));
+        /* torch reads each bound in self's dtype, refusing a finite one past its range */
+        if (min) PT_TRY(pt_dtype_scalar_check(self->dtype, min));
+        if (max) PT_TRY(pt_dtype_scalar_check(self->dtype, max));
         const pt_scalar lo = {PT_SCALAR_FLOAT, 0, -INFINITY, 0};
         const pt_scalar hi = {PT_SCALAR_FLOAT, 0, INFINITY, 0};
         const pt_scalar *bounds[3] = {min ? min : &lo, max ? max : &hi, NULL};
