@@ -146,10 +146,24 @@ class _Collect(ast.NodeVisitor):
         self.names.add(node.id)
 
 
-def load(ops: list, path: str = DERIVATIVES, rel: str = DERIVATIVES_REL) -> list:
+def derivative_files() -> list:
+    """(path, relative path) of every formulas file: derivatives.yaml first, then the
+    csrc/ops/derivatives_<family>.yaml files in name order (one per operator family, as the
+    declarations are split)."""
+    folder = os.path.dirname(DERIVATIVES)
+    rel_dir = os.path.dirname(DERIVATIVES_REL)
+    names = sorted(n for n in os.listdir(folder)
+                   if n.startswith("derivatives_") and n.endswith(".yaml"))
+    return [(DERIVATIVES, DERIVATIVES_REL)] + [(os.path.join(folder, n), f"{rel_dir}/{n}")
+                                               for n in names]
+
+
+def load(ops: list, files: Optional[list] = None) -> list:
     by_full = {op.schema.full_name: op for op in ops}
     derivs, counts = [], {}
-    for e in read_entries(path, rel):
+    entries = [(e, rel) for path, rel in (files if files is not None else derivative_files())
+               for e in read_entries(path, rel)]
+    for e, rel in entries:
         where = f"{rel}:{e.line}"
         schema = parse_schema(e.name, where)
         op = by_full.get(schema.full_name)

@@ -283,7 +283,7 @@ def declaration_files() -> list:
     other csrc/ops/*.yaml files (one per operator family) in name order."""
     folder = os.path.dirname(YAML)
     names = sorted(n for n in os.listdir(folder) if n.endswith(".yaml") and
-                   os.path.join(folder, n) != YAML and n != "derivatives.yaml")
+                   os.path.join(folder, n) != YAML and not n.startswith("derivatives"))
     rel_dir = os.path.dirname(YAML_REL)
     return [(YAML, YAML_REL)] + [(os.path.join(folder, n), f"{rel_dir}/{n}") for n in names]
 
