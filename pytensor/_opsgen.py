@@ -2,7 +2,7 @@
 
 ``pytensor.<name>`` comes from the module's ``__getattr__`` (PEP 562); ``Tensor.<name>`` from a
 placeholder that _tensor puts on the class for every declared method (only names are read at
-import), or, for operators registered later, from ``Tensor.__getattr__``. Either way the binding
+import; Note [no Tensor.__getattr__] in _tensor says why a placeholder). Either way the binding
 is built once from the ``aten`` operators whose declarations ask for that variant and stored on
 the module or the class, so that later lookups are plain attribute reads. ``pytensor.ops``
 objects get their callers here too.
@@ -371,13 +371,6 @@ def method(cls, name: str):
         setattr(_ops.Tensor, name, fn)
         return fn
     return None
-
-
-def tensor_getattr(obj, name: str):
-    fn = method(type(obj), name)
-    if fn is None:
-        raise AttributeError(f"'{type(obj).__name__}' object has no attribute '{name}'")
-    return fn.__get__(obj, type(obj))
 
 
 # ---------------------------------------------------------------- operators

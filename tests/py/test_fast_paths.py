@@ -806,3 +806,23 @@ def test_factories_follow_the_default_dtype():
             assert fn(*args).dtype == fn.__wrapped__(*args).dtype == pytensor.float64
     finally:
         pytensor.set_default_dtype(old)
+
+
+def test_tensor_methods_take_the_method_call_path():
+    # Note [no Tensor.__getattr__]: a __getattr__ anywhere in Tensor's MRO makes every method
+    # call build a bound method first.
+    assert all("__getattr__" not in vars(c) and "__getattribute__" not in vars(c)
+               for c in pytensor.Tensor.__mro__ if c is not object)
+    t = pytensor.tensor([2.5])
+    assert type(vars(pytensor.Tensor)["item"]).__name__ == "_FastMethod"
+    assert t.item() == 2.5
+    with pytest.raises(AttributeError, match="'Tensor' object has no attribute 'no_such_name'"):
+        t.no_such_name
+    # A method nobody has read yet is a placeholder that the first read replaces, from an
+    # instance or from the class.
+    lazy = [n for n, v in vars(pytensor.Tensor).items() if type(v).__name__ == "_LazyMethod"]
+    assert len(lazy) >= 2
+    getattr(t, lazy[0])
+    getattr(pytensor.Tensor, lazy[1])
+    assert type(vars(pytensor.Tensor)[lazy[0]]).__name__ != "_LazyMethod"
+    assert type(vars(pytensor.Tensor)[lazy[1]]).__name__ != "_LazyMethod"
