@@ -18,11 +18,13 @@ DTYPES = ["float32", "float64"]
 # the middle of a panel (Note [sharing the small product]): 8 rows (a 6-row and a 2-row block) by
 # 63 panels, and 84 row blocks (the last of 2 rows) by 3 panels whose last is half empty. The
 # last two are shallow and wide, row blocks outermost (Note [rows outer for a shallow product]):
-# a rank-one product (a linear layer's weight gradient at batch 1) and an odd one.
+# a rank-one product (a linear layer's weight gradient at batch 1) and an odd one. The last two
+# have an odd number of units on two threads, taken row block by row block for a row-major C
+# (Note [the small product's shares follow C's rows]): the shares meet inside a block of rows.
 SHAPES = [(1, 2, 1), (5, 7, 3), (6, 16, 8), (7, 17, 9), (13, 33, 65), (64, 64, 64),
           (100, 101, 99), (256, 256, 256), (257, 256, 256), (20, 30, 513), (64, 100, 1000),
           (1000, 100, 64), (64, 100, 3000), (1000, 100, 200), (100, 1000, 200), (8, 1000, 300),
-          (500, 40, 110), (1024, 1024, 1), (301, 1003, 2)]
+          (500, 40, 110), (1024, 1024, 1), (301, 1003, 2), (1001, 97, 50), (997, 45, 40)]
 LAYOUTS = ["plain", "a.t", "b.t", "both.t", "sliced", "negative"]
 
 
