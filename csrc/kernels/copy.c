@@ -99,9 +99,40 @@ typedef struct copy_ctx {
     int64_t itemsize;
 } copy_ctx;
 
+#define PT_FILL_RUN(T)                                                                             \
+    {                                                                                              \
+        T x;                                                                                       \
+        memcpy(&x, v, sizeof x);                                                                   \
+        for (int64_t i = 0; i < n; i++) memcpy(p + i * (int64_t)sizeof x, &x, sizeof x);           \
+        return;                                                                                    \
+    }
+
+/* n contiguous elements of itemsize bytes set to the one at v: fixed-size stores, which the
+ * compiler turns into vector stores of the value broadcast. */
+static void fill_run(char *p, const unsigned char *v, int64_t itemsize, int64_t n)
+{
+    switch (itemsize) {
+    case 1: memset(p, v[0], (size_t)n); return;
+    case 2: PT_FILL_RUN(uint16_t)
+    case 4: PT_FILL_RUN(uint32_t)
+    case 8: PT_FILL_RUN(uint64_t)
+    default:
+        for (int64_t i = 0; i < n; i++) memcpy(p + i * itemsize, v, (size_t)itemsize);
+    }
+}
+
 static void copy_loop(char **data, const int64_t *strides, int64_t n, void *ctx)
 {
     const copy_ctx *c = ctx;
+    if (strides[1] == 0 && strides[0] == c->itemsize && n > 1) {
+        /* A row of an expanded source (a gradient broadcast back over the dims a reduction
+         * removed): one element converted, then stored n times. */
+        _Alignas(16) unsigned char value[16];
+        if (c->cast) c->cast((char *)value, c->itemsize, data[1], 0, 1);
+        else memcpy(value, data[1], (size_t)c->itemsize);
+        fill_run(data[0], value, c->itemsize, n);
+        return;
+    }
     if (c->cast) {
         c->cast(data[0], strides[0], data[1], strides[1], n);
         return;

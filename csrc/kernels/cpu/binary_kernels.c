@@ -52,6 +52,12 @@ typedef struct c128 {
                 const T y = bv[i];                                                                 \
                 ov[i] = EXPR;                                                                      \
             }                                                                                      \
+        } else if (s[0] == sz && s[1] == 0 && s[2] == 0) {                                         \
+            /* both inputs broadcast along the row: one value, stored n times */                   \
+            T *ov = (T *)o;                                                                        \
+            const T x = *(const T *)a, y = *(const T *)b;                                          \
+            const T v = EXPR;                                                                      \
+            PT_IVDEP for (int64_t i = 0; i < n; i++) ov[i] = v;                                    \
         } else {                                                                                   \
             for (int64_t i = 0; i < n; i++) {                                                      \
                 const T x = *(const T *)(a + i * s[1]), y = *(const T *)(b + i * s[2]);            \

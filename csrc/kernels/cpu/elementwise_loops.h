@@ -3,9 +3,10 @@
  *
  * A loop takes NumPy's (data, byte strides, n) form: data[0] is the output, data[1] (and data[2])
  * the inputs, each already in its loop dtype (the iterator stages the rest). The binary shape has
- * the three fast paths that the compiler vectorizes for the capability's instruction set - every
- * operand contiguous, and one input a broadcast scalar (stride 0) beside contiguous ones - and a
- * strided loop for the rest; the unary shape has the contiguous path and the strided one.
+ * the fast paths that the compiler vectorizes for the capability's instruction set - every
+ * operand contiguous, one input a broadcast scalar (stride 0) beside contiguous ones, and both
+ * inputs broadcast (one value computed and stored along the row) - and a strided loop for the
+ * rest; the unary shape has the contiguous path, the broadcast one and the strided one.
  *
  * EXPR computes the result from x (self's element) and y (other's); it may read `ctx` and may set
  * `bad` (an int) when an input makes the operation fail (an integer division by zero): the loop
@@ -64,6 +65,12 @@ static inline void pt_loop_raise(void *ctx, int bad)
                 const TI y = bv[i];                                                                \
                 ov[i] = EXPR;                                                                      \
             }                                                                                      \
+        } else if (s[0] == so && s[1] == 0 && s[2] == 0) {                                         \
+            /* both inputs broadcast along the row (an expanded gradient over a number) */         \
+            TO *ov = (TO *)o;                                                                      \
+            const TI x = *(const TI *)a, y = *(const TI *)b;                                       \
+            const TO v = EXPR;                                                                     \
+            PT_IVDEP for (int64_t i = 0; i < n; i++) ov[i] = v;                                    \
         } else {                                                                                   \
             for (int64_t i = 0; i < n; i++) {                                                      \
                 const TI x = *(const TI *)(a + i * s[1]), y = *(const TI *)(b + i * s[2]);         \
@@ -87,6 +94,11 @@ static inline void pt_loop_raise(void *ctx, int bad)
                 const TI x = av[i];                                                                \
                 ov[i] = EXPR;                                                                      \
             }                                                                                      \
+        } else if (s[0] == so && s[1] == 0) {                                                      \
+            TO *ov = (TO *)data[0];                                                                \
+            const TI x = *(const TI *)data[1];                                                     \
+            const TO v = EXPR;                                                                     \
+            PT_IVDEP for (int64_t i = 0; i < n; i++) ov[i] = v;                                    \
         } else {                                                                                   \
             for (int64_t i = 0; i < n; i++) {                                                      \
                 const TI x = *(const TI *)(data[1] + i * s[1]);                                    \

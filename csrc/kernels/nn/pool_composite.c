@@ -5,8 +5,7 @@
  *     (SqueezeBackward1 over the 2-d node);
  *   - max_pool2d / max_pool3d are max_pool2d/3d_with_indices without the indices;
  *   - adaptive_avg_pool2d/3d to an output of one element is a mean over the spatial dims
- *     (MeanBackward1), but for 2-d pools of planar inputs (Note [global average pooling]), any
- *     other size _adaptive_avg_pool2d/3d.
+ *     (MeanBackward1, Note [global average pooling]), any other size _adaptive_avg_pool2d/3d.
  * Each checks its arguments first with torch's messages for the 1-d forms.
  */
 #include <stdio.h>
@@ -236,19 +235,6 @@ pt_status pt_native_adaptive_avg_pool1d(const pt_tensor *self, int32_t output_si
     return PT_OK;
 }
 
-/* Whether _adaptive_avg_pool2d's kernel computes what the mean would for an output of 1 x 1: a
- * planar (N, C, H, W) or (C, H, W) input with no empty non-batch dim, of a floating dtype the
- * kernel takes. Anything else takes the mean, with its results and errors. */
-static bool global_pool_kernel_takes(const pt_tensor *self)
-{
-    if (self->ndim != 3 && self->ndim != 4) return false;
-    for (int32_t i = self->ndim - 3; i < self->ndim; i++)
-        if (self->sizes[i] <= 0) return false;
-    const int32_t dt = self->dtype;
-    if (dt != PT_FLOAT32 && dt != PT_FLOAT64 && dt != PT_FLOAT16 && dt != PT_BFLOAT16) return false;
-    return !pt_pool_is_channels_last(self, 2);
-}
-
 static pt_status adaptive_avg(int32_t nd, const pt_tensor *self, int32_t len,
                               const int64_t *output_size, pt_tensor **ret)
 {
@@ -270,15 +256,13 @@ static pt_status adaptive_avg(int32_t nd, const pt_tensor *self, int32_t len,
                         (long long)output_size[2]);
     }
     pt_tensor *o;
-    /* Note [global average pooling]: torch takes the mean over the spatial dims (MeanBackward1).
-     * A 2-d pool of a planar input goes to _adaptive_avg_pool2d instead, whose kernel sums each
-     * contiguous plane in vector partial sums and whose backward fills each plane with its share
-     * of the gradient: ~4x faster forward and backward than the mean.dim reduction over short
-     * rows (32 x 512 x 7 x 7). Values and gradients are the mean's; the node is
-     * AdaptiveAvgPool2DBackward0. */
-    if (ones && nd == 2 && global_pool_kernel_takes(self)) {
-        o = pt_call__adaptive_avg_pool2d(self, 2, output_size);
-    } else if (ones) {
+    /* Note [global average pooling]: an output of ones is the mean over the pooled dims, as in
+     * torch (MeanBackward1). _adaptive_avg_pool2d's plane-sum kernel was used here for planar
+     * input once, when the mean's backward (an expanded gradient divided by the count) stored one
+     * element at a time: 32 x 512 x 7 x 7 forward and backward took 550 us by the mean against
+     * 170 by the kernel. With the broadcast rows stored as vectors (csrc/kernels/copy.c,
+     * cpu/elementwise_loops.h) the mean takes 250 us, torch 430, and the node is torch's. */
+    if (ones) {
         const int64_t dims[3] = {-1, -2, -3};
         o = pt_call_mean_dim(self, nd, dims, 1, -1);
     } else {
