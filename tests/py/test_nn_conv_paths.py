@@ -202,10 +202,12 @@ def test_depthwise_matches_reference(c, dtype, path):
     conv = getattr(F, f"conv{dims}d")
     y = conv(xt, wt, None, stride=c["stride"], padding=c["padding"], dilation=c["dilation"],
              groups=c["c"])
-    if dims == 2 and path == "gemm":
+    if dims == 2:
+        # Note [convolution paths]: these planes are small, so oneDNN takes float32 where it runs
+        want = "onednn" if path == "onednn" and dtype == "float32" else "depthwise"
         for p in ("forward", "backward_data", "backward_weight"):
             assert onednn.conv_path(xt, wt, c["stride"], c["padding"], c["dilation"],
-                                    groups=c["c"], pass_=p) == "depthwise"
+                                    groups=c["c"], pass_=p) == want
     ry = ref_conv(x, w, None, c["stride"], c["padding"], c["dilation"], c["c"])
     tol = dict(rtol=1e-4, atol=1e-4) if dtype == "float32" else dict(rtol=1e-10, atol=1e-10)
     np.testing.assert_allclose(y.detach().numpy(), ry, **tol)
@@ -226,6 +228,36 @@ def test_depthwise_gradcheck(c, path):
                                dilation=c["dilation"], groups=c["c"])
     assert pytensor.autograd.gradcheck(fn, ins)
     assert pytensor.autograd.gradgradcheck(fn, ins)
+
+
+def test_depthwise_path_follows_the_plane_size():
+    # Note [convolution paths]: the direct loops from a 40 x 40 plane up, oneDNN below it
+    if not onednn.is_available():
+        pytest.skip("built without oneDNN")
+    w = pytensor.empty(8, 1, 3, 3)
+    for size, want in [((39, 41), "onednn"), ((40, 40), "depthwise"), ((112, 112), "depthwise"),
+                       ((7, 7), "onednn")]:
+        x = pytensor.empty(2, 8, *size)
+        for p in ("forward", "backward_data", "backward_weight"):
+            assert onednn.conv_path(x, w, 1, 1, 1, groups=8, pass_=p) == want, (size, p)
+    # channels-last data is oneDNN's at every size; float64 the direct loops'
+    x = pytensor.empty(2, 8, 64, 64).to(memory_format=pytensor.channels_last)
+    assert onednn.conv_path(x, w, 1, 1, 1, groups=8) == "onednn"
+    x64, w64 = pytensor.empty(2, 8, 7, 7, dtype=pytensor.float64), w.double()
+    assert onednn.conv_path(x64, w64, 1, 1, 1, groups=8) == "depthwise"
+    with onednn.flags(enabled=False):
+        assert onednn.conv_path(pytensor.empty(2, 8, 7, 7), w, 1, 1, 1, groups=8) == "depthwise"
+
+
+def test_depthwise_large_plane_matches_reference():
+    rng = np.random.default_rng(6)
+    c = dict(n=1, c=3, m=1, size=(41, 40), k=3, stride=1, padding=1, dilation=1)
+    x, w = _dw_inputs(c, rng)
+    xt, wt = pt(x, pytensor.float32, True), pt(w, pytensor.float32, True)
+    assert onednn.conv_path(xt, wt, 1, 1, 1, groups=3) == "depthwise"
+    y = F.conv2d(xt, wt, None, padding=1, groups=3)
+    np.testing.assert_allclose(y.detach().numpy(), ref_conv(x, w, None, 1, 1, 1, 3),
+                               rtol=1e-4, atol=1e-4)
 
 
 def test_depthwise_does_not_depend_on_threads():

@@ -36,22 +36,22 @@
  * the large 3x3 stages is within the noise of a tie (0.86-1.16) and stays on oneDNN.
  *
  * Depthwise problems (groups == input channels, over one or two dimensions) have a path of their
- * own, direct loops (conv_depthwise.c), in both layouts. Measured per pass, one thread, batch 32,
- * 3x3 padding 1, best of 3 on the same shared machine (builds running: the ratios are only good to
- * a factor of ~1.5), direct ms / oneDNN ms:
- *                              forward          backward data    backward weight
- *   NCHW 256ch 14x14 s1        15.1 / 37.6      16.8 / 39.1      16.5 / 41.8
- *   NCHW 256ch 14x14 s2         8.6 / 8.0        7.9 / 14.6       8.3 / 11.4
- *   NCHW 32ch 112x112 s1       17.8 / 241       20.8 / 223       30.5 / 269
- *   NCHW 128ch 28x28 s1        17.3 / 67.5      18.6 / 67.9      24.4 / 84.5
- *   NHWC 256ch 14x14 s2        0.97 / 0.35      1.25 / 0.68      1.67 / 0.53
- *   NHWC 32ch 112x112 s1       25.9 / 17.5      61.6 / 19.0       148 / 62.2
- *   NHWC 128ch 28x28 s1         8.0 / 10.4       8.5 / 11.0      29.4 / 27.3
- * On contiguous data the direct loops win (oneDNN pays a reorder into its blocked layout and back
- * on each side), so they take every contiguous depthwise pass; on channels-last data oneDNN runs
- * on the buffers as they are (Note [oneDNN on channels-last data] in onednn.c) and wins or ties,
- * so it takes them when it serves the problem (float32), the direct loops otherwise (float64, no
- * oneDNN, a channel multiplier above 1 converts to contiguous first).
+ * own, direct loops (conv_depthwise.c), in both layouts, which vectorize along a plane's rows;
+ * oneDNN's depthwise kernel vectorizes over 16 channels of its blocked layout instead, and pays a
+ * reorder on each side. Measured forward + backward (both gradients), one thread, batch 32, 3x3
+ * padding 1, contiguous, on the shared 2-core AVX-512 machine (other work running: +-20%),
+ * direct ms / oneDNN ms (torch, which takes oneDNN, in brackets):
+ *   256ch 14x14 s1   18.0 / 3.4 (8.7)      512ch 7x7 s1     11.4 / 1.3 (1.4)
+ *   256ch 14x14 s2    7.8 / 1.6 (2.3)      128ch 28x28 s1   23.1 / 8.4 (9.3)
+ *   64ch 56x56 s1    28.1 / 51 (29)        96ch 56x56 s1    41.9 / 71 (88)
+ *   32ch 112x112 s1  37.4 / 93 (118)       32ch 112x112 s2  31.1 / 47 (60)
+ *   16ch 224x224 s1  65.7 / 197 (241)
+ * So a contiguous pass takes the direct loops when the input's plane has at least
+ * DW_DIRECT_MIN_PLANE elements (the crossover lies between 28x28 and 56x56 and was not measured
+ * closer; 40x40 splits it), oneDNN below that when it serves the problem (float32), the direct
+ * loops otherwise (float64, no oneDNN). On channels-last data oneDNN runs on the buffers as they
+ * are (Note [oneDNN on channels-last data] in onednn.c) and takes every pass it serves; the
+ * direct loops take the rest (a channel multiplier above 1 converts to contiguous first).
  *
  * The result keeps torch's memory format: channels_last (channels_last_3d for 5-D) when the
  * input or the weight is in it, else contiguous. Channels-last problems run on channels-last
@@ -67,7 +67,10 @@
 #include "pt_ops.h"
 #include "pt_ops_internal.h"
 
-enum { SHAPE_CHARS = 256 };
+enum {
+    SHAPE_CHARS = 256,
+    DW_DIRECT_MIN_PLANE = 40 * 40, /* Note [convolution paths]: the depthwise crossover */
+};
 
 typedef struct conv_params {
     int32_t dims;
@@ -358,12 +361,15 @@ static void plain_sizes(const pt_conv_geom *g, int which, int64_t *sizes)
 }
 
 /* Whether the direct depthwise loops take pass `pass` of a depthwise g rather than oneDNN
- * (Note [convolution paths]: contiguous problems always, channels-last ones when oneDNN does not
- * serve them). */
+ * (Note [convolution paths]: contiguous problems with large planes; the others when oneDNN does
+ * not serve them). */
 static bool depthwise_first(const pt_conv_geom *g, int pass)
 {
     PT_UNUSED(pass);
-    return !g->cl;
+    if (g->cl) return false;
+    int64_t plane = 1;
+    for (int32_t i = 0; i < g->dims; i++) plane *= g->in[3 - g->dims + i];
+    return plane >= DW_DIRECT_MIN_PLANE;
 }
 
 int32_t pt_conv_path(const pt_conv_geom *g, int pass)
