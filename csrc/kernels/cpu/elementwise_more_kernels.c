@@ -1,0 +1,222 @@
+/* elementwise_more_kernels.c - the inner loops of acosh, asinh, atanh, deg2rad, rad2deg, signbit,
+ * isposinf, isneginf, frexp, hypot, copysign, nextafter, fmax, fmin, gcd, lcm, heaviside,
+ * logaddexp and logaddexp2, compiled once per CPU capability (cpu_kernel.h); elementwise_more.c
+ * runs them through the iterator.
+ *
+ * The shapes are elementwise_loops.h's (contiguous paths the compiler vectorizes, a strided loop
+ * for the rest). Floating functions are the C library's, as torch's CPU kernels call std::; the
+ * integer ones (gcd, lcm) work in the unsigned type of the element's width so that torch's
+ * two's-complement results (lcm overflowing, the gcd of the most negative value) come out without
+ * undefined behaviour. nextafter on float16 and bfloat16 steps the 16-bit pattern itself, since a
+ * step taken in float32 would round back to the same 16-bit value.
+ */
+#include <complex.h>
+#include <math.h>
+
+#include "cpu_kernel.h"
+
+#include "elementwise_loops.h"
+#include "elementwise_more.h"
+#include "half.h"
+
+/* ---------------------------------------------------------------- unary, floating */
+#define PT_EW_FLOAT_UNARY(SUF, T, ACOSH, ASINH, ATANH, SIGNBIT)                                    \
+    PT_LOOP_UNARY(acosh_##SUF, T, T, ACOSH(x))                                                     \
+    PT_LOOP_UNARY(asinh_##SUF, T, T, ASINH(x))                                                     \
+    PT_LOOP_UNARY(atanh_##SUF, T, T, ATANH(x))                                                     \
+    PT_LOOP_UNARY(deg2rad_##SUF, T, T, x * (T)(M_PI / 180.0))                                      \
+    PT_LOOP_UNARY(rad2deg_##SUF, T, T, x * (T)(180.0 / M_PI))                                      \
+    PT_LOOP_UNARY(signbit_##SUF, T, uint8_t, (uint8_t)(SIGNBIT(x) != 0))                           \
+    PT_LOOP_UNARY(isposinf_##SUF, T, uint8_t, (uint8_t)(x == (T)INFINITY))                         \
+    PT_LOOP_UNARY(isneginf_##SUF, T, uint8_t, (uint8_t)(x == -(T)INFINITY))
+PT_EW_FLOAT_UNARY(f4, float, acoshf, asinhf, atanhf, signbit)
+PT_EW_FLOAT_UNARY(f8, double, acosh, asinh, atanh, signbit)
+
+#define PT_EW_COMPLEX_UNARY(SUF, C, CT, MAKE, RE, IM, CACOSH, CASINH, CATANH)                       \
+    static inline C cacosh_##SUF(C a)                                                              \
+    {                                                                                              \
+        CT r = CACOSH(MAKE(a.re, a.im));                                                           \
+        return (C){RE(r), IM(r)};                                                                  \
+    }                                                                                              \
+    static inline C casinh_##SUF(C a)                                                              \
+    {                                                                                              \
+        CT r = CASINH(MAKE(a.re, a.im));                                                           \
+        return (C){RE(r), IM(r)};                                                                  \
+    }                                                                                              \
+    static inline C catanh_##SUF(C a)                                                              \
+    {                                                                                              \
+        CT r = CATANH(MAKE(a.re, a.im));                                                           \
+        return (C){RE(r), IM(r)};                                                                  \
+    }                                                                                              \
+    PT_LOOP_UNARY(acosh_##SUF, C, C, cacosh_##SUF(x))                                              \
+    PT_LOOP_UNARY(asinh_##SUF, C, C, casinh_##SUF(x))                                              \
+    PT_LOOP_UNARY(atanh_##SUF, C, C, catanh_##SUF(x))
+PT_EW_COMPLEX_UNARY(c4, pt_c64, float complex, CMPLXF, crealf, cimagf, cacoshf, casinhf, catanhf)
+PT_EW_COMPLEX_UNARY(c8, pt_c128, double complex, CMPLX, creal, cimag, cacosh, casinh, catanh)
+
+/* ---------------------------------------------------------------- unary, integral */
+#define PT_EW_SIGNED_UNARY(SUF, T)                                                                 \
+    PT_LOOP_UNARY(signbit_##SUF, T, uint8_t, (uint8_t)(x < 0))                                     \
+    PT_LOOP_UNARY(false_##SUF, T, uint8_t, (uint8_t)((void)x, 0))
+PT_EW_SIGNED_UNARY(i8, int8_t)
+PT_EW_SIGNED_UNARY(i16, int16_t)
+PT_EW_SIGNED_UNARY(i32, int32_t)
+PT_EW_SIGNED_UNARY(i64, int64_t)
+/* bool and uint8 hold no negative value and no infinity */
+PT_LOOP_UNARY(false_u8, uint8_t, uint8_t, (uint8_t)((void)x, 0))
+
+/* ---------------------------------------------------------------- frexp */
+/* (mantissa, exponent, self): two outputs, so not one of the shared loop shapes. */
+#define PT_EW_FREXP(SUF, T, FREXP)                                                                 \
+    static void frexp_##SUF(char **data, const int64_t *s, int64_t n, void *ctx)                   \
+    {                                                                                              \
+        PT_UNUSED(ctx);                                                                            \
+        for (int64_t i = 0; i < n; i++) {                                                          \
+            int e = 0;                                                                             \
+            const T m = FREXP(*(const T *)(data[2] + i * s[2]), &e);                               \
+            *(T *)(data[0] + i * s[0]) = m;                                                        \
+            *(int32_t *)(data[1] + i * s[1]) = (int32_t)e;                                         \
+        }                                                                                          \
+    }
+PT_EW_FREXP(f4, float, frexpf)
+PT_EW_FREXP(f8, double, frexp)
+
+/* ---------------------------------------------------------------- binary, floating */
+/* logaddexp: torch's form, exact for two equal infinities (whose difference would be NaN). */
+#define PT_EW_LOGADDEXP(SUF, T, LOG1P, EXP, EXP2, FABS)                                            \
+    static inline T logaddexp_##SUF##_of(T a, T b)                                                 \
+    {                                                                                              \
+        if (isinf(a) && a == b) return a;                                                          \
+        const T m = a < b ? b : a;                                                                 \
+        return m + LOG1P(EXP(-FABS(a - b)));                                                       \
+    }                                                                                              \
+    static inline T logaddexp2_##SUF##_of(T a, T b)                                                \
+    {                                                                                              \
+        if (isinf(a) && a == b) return a;                                                          \
+        const T m = a < b ? b : a;                                                                 \
+        return m + LOG1P(EXP2(-FABS(a - b))) * (T)(1.0 / M_LN2);                                   \
+    }
+PT_EW_LOGADDEXP(f4, float, log1pf, expf, exp2f, fabsf)
+PT_EW_LOGADDEXP(f8, double, log1p, exp, exp2, fabs)
+
+/* fmax, fmin: a NaN loses to a number; the comparison form vectorizes. */
+#define PT_EW_FLOAT_BINARY(SUF, T, HYPOT, COPYSIGN, NEXTAFTER)                                     \
+    PT_LOOP_BINARY(hypot_##SUF, T, T, HYPOT(x, y))                                                 \
+    PT_LOOP_BINARY(copysign_##SUF, T, T, COPYSIGN(x, y))                                           \
+    PT_LOOP_BINARY(nextafter_##SUF, T, T, NEXTAFTER(x, y))                                         \
+    PT_LOOP_BINARY(fmax_##SUF, T, T, (x != x) ? y : (y != y) ? x : (x > y ? x : y))               \
+    PT_LOOP_BINARY(fmin_##SUF, T, T, (x != x) ? y : (y != y) ? x : (x < y ? x : y))               \
+    PT_LOOP_BINARY(heaviside_##SUF, T, T, x == (T)0 ? y : (T)(x > (T)0))                           \
+    PT_LOOP_BINARY(logaddexp_##SUF, T, T, logaddexp_##SUF##_of(x, y))                              \
+    PT_LOOP_BINARY(logaddexp2_##SUF, T, T, logaddexp2_##SUF##_of(x, y))
+PT_EW_FLOAT_BINARY(f4, float, hypotf, copysignf, nextafterf)
+PT_EW_FLOAT_BINARY(f8, double, hypot, copysign, nextafter)
+
+/* Complex logaddexp: the operand of larger real part factored out, log(1 + exp(d)) of the rest;
+ * two equal infinite operands give themselves, as in the real case. */
+#define PT_EW_COMPLEX_LOGADDEXP(SUF, C, CT, MAKE, RE, IM, CLOG, CEXP)                               \
+    static inline C logaddexp_##SUF##_of(C a, C b)                                                 \
+    {                                                                                              \
+        if (isinf(a.re) && a.re == b.re && a.im == b.im) return a;                                 \
+        const CT x = MAKE(a.re, a.im), y = MAKE(b.re, b.im);                                       \
+        const CT m = a.re < b.re ? y : x, o = a.re < b.re ? x : y;                                 \
+        const CT r = m + CLOG(1 + CEXP(o - m));                                                    \
+        return (C){RE(r), IM(r)};                                                                  \
+    }                                                                                              \
+    PT_LOOP_BINARY(logaddexp_##SUF, C, C, logaddexp_##SUF##_of(x, y))
+PT_EW_COMPLEX_LOGADDEXP(c4, pt_c64, float complex, CMPLXF, crealf, cimagf, clogf, cexpf)
+PT_EW_COMPLEX_LOGADDEXP(c8, pt_c128, double complex, CMPLX, creal, cimag, clog, cexp)
+
+/* ---------------------------------------------------------------- nextafter, 16-bit */
+/* The next representable value after x towards y, on the bit patterns: away from zero is +1 on
+ * the magnitude, towards it -1; from zero the smallest subnormal with y's sign. */
+#define PT_EW_NEXTAFTER16(SUF, TO_FLOAT, FROM_FLOAT)                                               \
+    static inline uint16_t next_##SUF(uint16_t x, uint16_t y)                                      \
+    {                                                                                              \
+        const float fx = TO_FLOAT(x), fy = TO_FLOAT(y);                                            \
+        if (fx != fx || fy != fy) return FROM_FLOAT(fx + fy);                                      \
+        if (fx == fy) return y;                                                                    \
+        if (fx == 0.0f) return (uint16_t)((y & 0x8000u) | 1u);                                     \
+        return (fx < fy) == (fx > 0.0f) ? (uint16_t)(x + 1u) : (uint16_t)(x - 1u);                 \
+    }                                                                                              \
+    PT_LOOP_BINARY(nextafter_##SUF, uint16_t, uint16_t, next_##SUF(x, y))
+PT_EW_NEXTAFTER16(h2, pt_half_to_float_inline, pt_float_to_half_inline)
+PT_EW_NEXTAFTER16(bf2, pt_bfloat16_to_float_inline, pt_float_to_bfloat16_inline)
+
+/* ---------------------------------------------------------------- binary, integral */
+/* S the element type, W the unsigned type of its width the arithmetic wraps in (at least
+ * unsigned int). torch's gcd is Euclid's on the absolute values; its lcm |a / g * b|, where C's
+ * promotion computes int8 and int16 in int (no overflow, so the absolute value is taken before the
+ * result is narrowed) and int32 and int64 wrap first (the absolute value of the wrapped product:
+ * OUTER). */
+#define PT_EW_INT_BINARY(SUF, S, W, ABS, OUTER)                                                           \
+    static inline W uabs_##SUF(S v) { return ABS; }                                                \
+    static inline W ugcd_##SUF(W a, W b)                                                           \
+    {                                                                                              \
+        while (a != 0) {                                                                           \
+            const W c = a;                                                                         \
+            a = b % a;                                                                             \
+            b = c;                                                                                 \
+        }                                                                                          \
+        return b;                                                                                  \
+    }                                                                                              \
+    static inline S lcm_##SUF##_of(S a, S b)                                                       \
+    {                                                                                              \
+        const W g = ugcd_##SUF(uabs_##SUF(a), uabs_##SUF(b));                                      \
+        if (g == 0) return 0;                                                                      \
+        const W p = uabs_##SUF(a) / g * uabs_##SUF(b);                                             \
+        return OUTER ? (S)uabs_##SUF((S)p) : (S)p;                              \
+    }                                                                                              \
+    PT_LOOP_BINARY(gcd_##SUF, S, S, (S)ugcd_##SUF(uabs_##SUF(x), uabs_##SUF(y)))                   \
+    PT_LOOP_BINARY(lcm_##SUF, S, S, lcm_##SUF##_of(x, y))                                          \
+    PT_LOOP_BINARY(fmax_##SUF, S, S, x > y ? x : y)                                                \
+    PT_LOOP_BINARY(fmin_##SUF, S, S, x < y ? x : y)                                                \
+    PT_LOOP_BINARY(heaviside_##SUF, S, S, x == 0 ? y : (S)(x > 0))
+#define PT_EW_SIGNED_ABS(W) (v < 0 ? (W)0 - (W)v : (W)v)
+PT_EW_INT_BINARY(i8, int8_t, unsigned, PT_EW_SIGNED_ABS(unsigned), 0)
+PT_EW_INT_BINARY(i16, int16_t, unsigned, PT_EW_SIGNED_ABS(unsigned), 0)
+PT_EW_INT_BINARY(i32, int32_t, uint32_t, PT_EW_SIGNED_ABS(uint32_t), 1)
+PT_EW_INT_BINARY(i64, int64_t, uint64_t, PT_EW_SIGNED_ABS(uint64_t), 1)
+PT_EW_INT_BINARY(u8, uint8_t, unsigned, (unsigned)v, 0)
+/* Bool: any nonzero byte is true; results are 0 or 1. */
+PT_LOOP_BINARY(fmax_b1, uint8_t, uint8_t, (uint8_t)((x != 0) | (y != 0)))
+PT_LOOP_BINARY(fmin_b1, uint8_t, uint8_t, (uint8_t)((x != 0) & (y != 0)))
+PT_LOOP_BINARY(heaviside_b1, uint8_t, uint8_t, (uint8_t)(x != 0 ? 1 : (y != 0)))
+
+/* ---------------------------------------------------------------- the table */
+#define PT_EW_INT_ROW(OP, B1, F4, F8)                                                              \
+    PT_LOOP_ROW(B1, OP##_u8, OP##_i8, OP##_i16, OP##_i32, OP##_i64, F4, F8, NULL, NULL)
+#define PT_EW_REAL_ROW(OP, B1) PT_EW_INT_ROW(OP, B1, OP##_f4, OP##_f8)
+#define PT_EW_FLOAT_ROW(OP, C4, C8)                                                                \
+    PT_LOOP_ROW(NULL, NULL, NULL, NULL, NULL, NULL, OP##_f4, OP##_f8, C4, C8)
+/* predicates of integers: signed types by their own loop, bool and uint8 always false */
+#define PT_EW_PREDICATE_ROW(OP, SIGNED)                                                            \
+    PT_LOOP_ROW(false_u8, false_u8, SIGNED##_i8, SIGNED##_i16, SIGNED##_i32, SIGNED##_i64,         \
+                OP##_f4, OP##_f8, NULL, NULL)
+
+PT_CPU_KERNELS_DEFINE(elementwise_more, pt_ew_table) = {
+    .unary = {
+        [PT_EWU_ACOSH] = PT_EW_FLOAT_ROW(acosh, acosh_c4, acosh_c8),
+        [PT_EWU_ASINH] = PT_EW_FLOAT_ROW(asinh, asinh_c4, asinh_c8),
+        [PT_EWU_ATANH] = PT_EW_FLOAT_ROW(atanh, atanh_c4, atanh_c8),
+        [PT_EWU_DEG2RAD] = PT_EW_FLOAT_ROW(deg2rad, NULL, NULL),
+        [PT_EWU_RAD2DEG] = PT_EW_FLOAT_ROW(rad2deg, NULL, NULL),
+        [PT_EWU_SIGNBIT] = PT_EW_PREDICATE_ROW(signbit, signbit),
+        [PT_EWU_ISPOSINF] = PT_EW_PREDICATE_ROW(isposinf, false),
+        [PT_EWU_ISNEGINF] = PT_EW_PREDICATE_ROW(isneginf, false),
+        [PT_EWU_FREXP] = PT_EW_FLOAT_ROW(frexp, NULL, NULL),
+    },
+    .binary = {
+        [PT_EWB_HYPOT] = PT_EW_FLOAT_ROW(hypot, NULL, NULL),
+        [PT_EWB_COPYSIGN] = PT_EW_FLOAT_ROW(copysign, NULL, NULL),
+        [PT_EWB_NEXTAFTER] = PT_EW_FLOAT_ROW(nextafter, NULL, NULL),
+        [PT_EWB_FMAX] = PT_EW_REAL_ROW(fmax, fmax_b1),
+        [PT_EWB_FMIN] = PT_EW_REAL_ROW(fmin, fmin_b1),
+        [PT_EWB_GCD] = PT_EW_INT_ROW(gcd, NULL, NULL, NULL),
+        [PT_EWB_LCM] = PT_EW_INT_ROW(lcm, NULL, NULL, NULL),
+        [PT_EWB_HEAVISIDE] = PT_EW_REAL_ROW(heaviside, heaviside_b1),
+        [PT_EWB_LOGADDEXP] = PT_EW_FLOAT_ROW(logaddexp, logaddexp_c4, logaddexp_c8),
+        [PT_EWB_LOGADDEXP2] = PT_EW_FLOAT_ROW(logaddexp2, NULL, NULL),
+    },
+    .nextafter16 = {[PT_FLOAT16] = nextafter_h2, [PT_BFLOAT16] = nextafter_bf2},
+};

@@ -1,0 +1,34 @@
+/* elementwise_more.h - the loop table of the inverse hyperbolic functions, the angle conversions,
+ * the sign and infinity predicates, frexp, and the binary functions hypot, copysign, nextafter,
+ * fmax, fmin, gcd, lcm, heaviside, logaddexp and logaddexp2: what elementwise_more.c (the fronts)
+ * and cpu/elementwise_more_kernels.c (the loops, compiled once per CPU capability) share. */
+#ifndef PT_KERNELS_ELEMENTWISE_MORE_H
+#define PT_KERNELS_ELEMENTWISE_MORE_H
+
+#include "internal.h"
+
+/* Loops of one input: (output, self); predicates write bool; frexp writes (mantissa, exponent as
+ * int32, self). */
+enum {
+    PT_EWU_ACOSH, PT_EWU_ASINH, PT_EWU_ATANH, PT_EWU_DEG2RAD, PT_EWU_RAD2DEG,
+    PT_EWU_SIGNBIT, PT_EWU_ISPOSINF, PT_EWU_ISNEGINF, PT_EWU_FREXP,
+    PT_EWU_OP_COUNT
+};
+
+/* Loops of two inputs: (output, self, other), all of the loop dtype. */
+enum {
+    PT_EWB_HYPOT, PT_EWB_COPYSIGN, PT_EWB_NEXTAFTER, PT_EWB_FMAX, PT_EWB_FMIN, PT_EWB_GCD,
+    PT_EWB_LCM, PT_EWB_HEAVISIDE, PT_EWB_LOGADDEXP, PT_EWB_LOGADDEXP2,
+    PT_EWB_OP_COUNT
+};
+
+/* Loops by (op, loop dtype). float16 and bfloat16 compute in float32 and have no loops here,
+ * except nextafter, whose step is one unit in the last place of the 16-bit type itself: its
+ * half-precision loops read and write the raw 16-bit values (nextafter16). */
+typedef struct pt_ew_table {
+    pt_loop_fn unary[PT_EWU_OP_COUNT][PT_DTYPE_BUILTIN_COUNT];
+    pt_loop_fn binary[PT_EWB_OP_COUNT][PT_DTYPE_BUILTIN_COUNT];
+    pt_loop_fn nextafter16[PT_DTYPE_BUILTIN_COUNT]; /* [PT_FLOAT16], [PT_BFLOAT16] */
+} pt_ew_table;
+
+#endif
