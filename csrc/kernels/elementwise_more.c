@@ -1,6 +1,6 @@
 /* elementwise_more.c - acosh, asinh, atanh, deg2rad, rad2deg, signbit, isposinf, isneginf, frexp,
- * hypot, copysign, nextafter, fmax, fmin, gcd, lcm, heaviside, logaddexp and logaddexp2 as torch
- * computes them: functional, in-place (`x_`) and out= (`x.out`) forms, each one pass of the
+ * hypot, copysign, nextafter, fmax, fmin, gcd, lcm, heaviside, logaddexp, logaddexp2, ldexp,
+ * addcmul, addcdiv and lerp as torch computes them: functional, in-place (`x_`) and out= (`x.out`) forms, each one pass of the
  * iterator (iter.c) over a loop of cpu/elementwise_more_kernels.c.
  *
  * Every operator is a row of `specs`-like constants below: its loop, its names and a dtype rule
@@ -114,9 +114,9 @@ PREDICATE_OPS(ISNEGINF, isneginf)
 
 /* ---------------------------------------------------------------- frexp */
 
-static const char *frexp_type_name(int32_t dtype)
+static const char *cpp_type_name(int32_t dtype)
 {
-    /* torch names the C++ types here: "float", "double", "c10::Half", "long int" */
+    /* torch names the C++ types in these messages: "float", "double", "c10::Half", "long int" */
     switch (dtype) {
     case PT_BOOL: return "bool";
     case PT_UINT8: return "unsigned char";
@@ -148,11 +148,11 @@ static pt_status frexp_run(const pt_tensor *self, pt_tensor *mantissa, pt_tensor
         if (mantissa->dtype != self->dtype)
             return PT_ERROR(PT_ERR_RUNTIME,
                             "torch.frexp() expects mantissa to have dtype %s but got %s",
-                            frexp_type_name(self->dtype), frexp_type_name(mantissa->dtype));
+                            cpp_type_name(self->dtype), cpp_type_name(mantissa->dtype));
         if (exponent->dtype != PT_INT32)
             return PT_ERROR(PT_ERR_RUNTIME,
                             "torch.frexp() expects exponent to have int dtype but got %s",
-                            frexp_type_name(exponent->dtype));
+                            cpp_type_name(exponent->dtype));
     }
     pt_tensor *own_exponent = NULL;
     if (!exponent) {
@@ -220,11 +220,24 @@ static pt_status binary_refusal(const spec *sp, const pt_tensor *a, const pt_ten
     return PT_OK;
 }
 
+/* torch's ldexp_ names itself where the iterator would name the result type. */
+static pt_status ldexp_inplace_check(const pt_tensor *a, const pt_tensor *b)
+{
+    int32_t common;
+    PT_TRY(pt_binary_result_type(a, b, &common));
+    if (pt_is_integral(common, true)) common = pt_dtype_default();
+    if (!pt_dtype_can_cast(common, a->dtype))
+        return PT_ERROR(PT_ERR_RUNTIME, "ldexp can't be cast to the desired output type %s",
+                        pt_iter_type_name(a->dtype));
+    return PT_OK;
+}
+
 static pt_status binary(const spec *sp, int mode, const pt_tensor *a, const pt_tensor *b,
                         pt_tensor *out_arg, pt_tensor **out)
 {
     PT_TRY(pt_binary_check(sp->name, mode, a, b, out_arg, out));
     PT_TRY(binary_refusal(sp, a, b));
+    if (sp->op == PT_EWB_LDEXP && mode == INPLACE) PT_TRY(ldexp_inplace_check(a, b));
     const int32_t flags = PT_ITER_PROMOTE | (sp->kind == KIND_FLOAT ? PT_ITER_INT_TO_FLOAT : 0);
     if (mode == FUNCTIONAL && sp->kind == KIND_KEEP) {
         const int kind = pt_binary_fast_kind(a, b);
@@ -284,3 +297,151 @@ BINARY_OPS(LCM, lcm, "lcm_cpu", KEEP)
 BINARY_OPS(HEAVISIDE, heaviside, "heaviside_cpu", KEEP)
 BINARY_OPS_NO_INPLACE(LOGADDEXP, logaddexp, "logaddexp_cpu", KEEP)
 BINARY_OPS_NO_INPLACE(LOGADDEXP2, logaddexp2, "logaddexp2_cpu", KEEP)
+BINARY_OPS(LDEXP, ldexp, "ldexp", FLOAT)
+
+/* ---------------------------------------------------------------- three inputs */
+
+typedef struct ternary_spec {
+    int32_t op;
+    const char *name, *kernel;
+    const char *arg_a, *arg_b; /* argument names of the second and third inputs */
+} ternary_spec;
+
+static const ternary_spec spec_addcmul = {PT_EWT_ADDCMUL, "addcmul", "addcmul_cpu_out", "tensor1",
+                                          "tensor2"};
+static const ternary_spec spec_addcdiv = {PT_EWT_ADDCDIV, "addcdiv", "addcdiv_cpu", "tensor1",
+                                          "tensor2"};
+static const ternary_spec spec_lerp_scalar = {PT_EWT_LERP_SCALAR, "lerp", "lerp_kernel_scalar",
+                                              "end", "self"};
+static const ternary_spec spec_lerp_tensor = {PT_EWT_LERP_TENSOR, "lerp", "lerp_kernel_tensor",
+                                              "end", "weight"};
+
+static pt_status ternary_refusal(const ternary_spec *sp, const pt_tensor *self,
+                                 const pt_tensor *a, const pt_tensor *b)
+{
+    if (sp->op == PT_EWT_ADDCDIV && pt_is_integral(a->dtype, true) &&
+        pt_is_integral(b->dtype, true))
+        return PT_ERROR(PT_ERR_RUNTIME,
+                        "Integer division with addcdiv is no longer supported, and in a future  "
+                        "release addcdiv will perform a true division of tensor1 and tensor2. The "
+                        "historic addcdiv behavior can be implemented as (input + value * "
+                        "torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
+                        "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv "
+                        "behavior is just the latter implementation: (input + value * tensor1 / "
+                        "tensor2), for all dtypes.");
+    if (sp->op != PT_EWT_LERP_SCALAR && sp->op != PT_EWT_LERP_TENSOR) return PT_OK;
+    /* lerp computes in self's dtype: end must have it, and a dimensioned weight too */
+    if (a->dtype != self->dtype)
+        return PT_ERROR(PT_ERR_RUNTIME, "expected dtype %s for `end` but got dtype %s",
+                        cpp_type_name(self->dtype), cpp_type_name(a->dtype));
+    if (sp->op == PT_EWT_LERP_TENSOR && b->ndim > 0 && b->dtype != self->dtype)
+        return PT_ERROR(PT_ERR_RUNTIME, "expected dtype %s for `weight` but got dtype %s",
+                        cpp_type_name(self->dtype), cpp_type_name(b->dtype));
+    return PT_OK;
+}
+
+/* The Scalar in the loop dtype, through the common dtype as torch's Scalar::to<scalar_t>. */
+static pt_status scalar_value(const pt_scalar *value, int32_t common, int32_t loop,
+                              pt_ew_value *out)
+{
+    static const pt_scalar one = {PT_SCALAR_INT, 1, 0.0, 0.0};
+    if (!value) value = &one;
+    PT_TRY(pt_dtype_scalar_check(common, value));
+    pt_ew_value tmp;
+    memset(&tmp, 0, sizeof tmp);
+    memset(out, 0, sizeof *out);
+    pt_dtype_scalar_to(common)(value, tmp.bytes);
+    pt_iter_cast_fn(common, loop)((char *)out->bytes, 0, (const char *)tmp.bytes, 0, 1);
+    return PT_OK;
+}
+
+static pt_status ternary(const ternary_spec *sp, int mode, const pt_tensor *self,
+                         const pt_tensor *a, const pt_tensor *b, const pt_scalar *value,
+                         pt_tensor *out_arg, pt_tensor **out)
+{
+    if (!out) return PT_ERROR(PT_ERR_VALUE, "%s: out must not be NULL", sp->name);
+    PT_TRY(pt_iter_check_operand(self, sp->name, "self"));
+    PT_TRY(pt_iter_check_operand(a, sp->name, sp->arg_a));
+    PT_TRY(pt_iter_check_operand(b, sp->name, sp->arg_b));
+    if (mode == OUT) PT_TRY(pt_iter_check_operand(out_arg, sp->name, "out"));
+    PT_TRY(ternary_refusal(sp, self, a, b));
+    const bool lerp = sp->op == PT_EWT_LERP_SCALAR || sp->op == PT_EWT_LERP_TENSOR;
+    pt_iter it;
+    pt_iter_init(&it, sp->name,
+                 (lerp ? 0 : PT_ITER_PROMOTE) | (mode == INPLACE ? PT_ITER_INPLACE : 0));
+    it.common = lerp ? self->dtype : -1;
+    pt_iter_add_output(&it, mode == INPLACE ? (pt_tensor *)self : out_arg,
+                       mode == OUT ? "out" : "self");
+    pt_iter_add_input(&it, self, "self");
+    pt_iter_add_input(&it, a, sp->arg_a);
+    pt_iter_add_input(&it, b, sp->arg_b);
+    PT_TRY(pt_iter_build(&it));
+    const int32_t opmath = pt_opmath_dtype(it.common);
+    pt_loop_fn fn = table()->ternary[sp->op][opmath];
+    pt_ew_value v;
+    pt_status st = fn ? scalar_value(value, it.common, opmath, &v)
+                      : pt_binary_unsupported(sp->kernel, it.common);
+    if (st != PT_OK) {
+        pt_iter_cleanup(&it);
+        return st;
+    }
+    pt_iter_run(&it, fn, &v);
+    return pt_iter_finish(&it, out);
+}
+
+#define TERNARY_VALUE_OPS(NAME)                                                                    \
+    pt_status pt_kernel_##NAME(const pt_tensor *self, const pt_tensor *tensor1,                    \
+                               const pt_tensor *tensor2, const pt_scalar *value, pt_tensor **ret)  \
+    {                                                                                              \
+        return ternary(&spec_##NAME, FUNCTIONAL, self, tensor1, tensor2, value, NULL, ret);        \
+    }                                                                                              \
+    pt_status pt_kernel_##NAME##_(pt_tensor *self, const pt_tensor *tensor1,                       \
+                                  const pt_tensor *tensor2, const pt_scalar *value,                \
+                                  pt_tensor **ret)                                                 \
+    {                                                                                              \
+        return ternary(&spec_##NAME, INPLACE, self, tensor1, tensor2, value, NULL, ret);           \
+    }                                                                                              \
+    pt_status pt_kernel_##NAME##_out(const pt_tensor *self, const pt_tensor *tensor1,              \
+                                     const pt_tensor *tensor2, const pt_scalar *value,             \
+                                     pt_tensor *out, pt_tensor **ret)                              \
+    {                                                                                              \
+        return ternary(&spec_##NAME, OUT, self, tensor1, tensor2, value, out, ret);                \
+    }
+TERNARY_VALUE_OPS(addcmul)
+TERNARY_VALUE_OPS(addcdiv)
+
+pt_status pt_kernel_lerp_Scalar(const pt_tensor *self, const pt_tensor *end,
+                                const pt_scalar *weight, pt_tensor **ret)
+{
+    return ternary(&spec_lerp_scalar, FUNCTIONAL, self, end, self, weight, NULL, ret);
+}
+
+pt_status pt_kernel_lerp__Scalar(pt_tensor *self, const pt_tensor *end, const pt_scalar *weight,
+                                 pt_tensor **ret)
+{
+    return ternary(&spec_lerp_scalar, INPLACE, self, end, self, weight, NULL, ret);
+}
+
+pt_status pt_kernel_lerp_Scalar_out(const pt_tensor *self, const pt_tensor *end,
+                                    const pt_scalar *weight, pt_tensor *out, pt_tensor **ret)
+{
+    return ternary(&spec_lerp_scalar, OUT, self, end, self, weight, out, ret);
+}
+
+pt_status pt_kernel_lerp_Tensor(const pt_tensor *self, const pt_tensor *end,
+                                const pt_tensor *weight, pt_tensor **ret)
+{
+    return ternary(&spec_lerp_tensor, FUNCTIONAL, self, end, weight, NULL, NULL, ret);
+}
+
+pt_status pt_kernel_lerp__Tensor(pt_tensor *self, const pt_tensor *end, const pt_tensor *weight,
+                                 pt_tensor **ret)
+{
+    return ternary(&spec_lerp_tensor, INPLACE, self, end, weight, NULL, NULL, ret);
+}
+
+pt_status pt_kernel_lerp_Tensor_out(const pt_tensor *self, const pt_tensor *end,
+                                    const pt_tensor *weight, pt_tensor *out, pt_tensor **ret)
+{
+    return ternary(&spec_lerp_tensor, OUT, self, end, weight, NULL, out, ret);
+}

@@ -60,6 +60,25 @@ for _name in ("greater", "greater_equal", "less", "less_equal", "not_equal"):
     CASES[_name + "__Tensor"] = (lambda: (_t(2, 3), _t(3, lo=0.0, hi=0.0)), "inplace")
     CASES[_name + "_Scalar"] = (lambda: (_t(2, 3), 0), "")
     CASES[_name + "__Scalar"] = (lambda: (_t(2, 3), 0.1), "inplace")
+CASES.update({
+    "ldexp_Tensor": (lambda: (_t(2, 3), _i(3)), ""),
+    "ldexp_": (lambda: (_t(2, 3), _i(3)), "inplace"),
+    "float_power_Tensor_Tensor": (lambda: (_t(2, 3, lo=0.1, hi=2.0), _t(3)), ""),
+    "float_power_Tensor_Scalar": (lambda: (_i(2, 3), 2), ""),
+    "float_power_Scalar": (lambda: (2.5, _t(2, 3)), ""),
+    "float_power__Scalar": (lambda: (_t(2, 3, dtype=pytensor.float64, lo=0.1), 0.5), "inplace"),
+    "float_power__Tensor": (lambda: (_t(2, 3, dtype=pytensor.float64, lo=0.1), _t(3)),
+                            "inplace"),
+    "isreal": (lambda: (pytensor.tensor([[1 + 0j, 1j, -2.0]] * 2),), ""),
+    "addcmul": (lambda: (_t(2, 3), _t(3), _t(2, 1)), ""),
+    "addcmul_": (lambda: (_t(2, 3), _t(3), _t(2, 1)), "inplace"),
+    "addcdiv": (lambda: (_t(2, 3), _t(3), _t(2, 1, lo=1.0, hi=2.0)), ""),
+    "addcdiv_": (lambda: (_t(2, 3), _t(3), _t(2, 1, lo=1.0, hi=2.0)), "inplace"),
+    "lerp_Scalar": (lambda: (_t(2, 3), _t(3), 0.25), ""),
+    "lerp__Scalar": (lambda: (_t(2, 3), _t(3), 0.75), "inplace"),
+    "lerp_Tensor": (lambda: (_t(2, 3), _t(3), _t(2, 1, lo=0.0, hi=1.0)), ""),
+    "lerp__Tensor": (lambda: (_t(2, 3), _t(3), _t(2, 1, lo=0.0, hi=1.0)), "inplace"),
+})
 
 # out= thunks whose ops need other arguments than (2, 3) float32 values in (0.1, 0.9).
 OUT_ARGS = {
@@ -67,4 +86,5 @@ OUT_ARGS = {
     "arccosh_out": lambda: (_t(2, 3, lo=1.1, hi=4.0),),
     "gcd_out": lambda: (_i(2, 3), _i(3, start=4)),
     "lcm_out": lambda: (_i(2, 3), _i(3, start=4)),
+    "ldexp_out": lambda: (_t(2, 3), _i(3)),
 }

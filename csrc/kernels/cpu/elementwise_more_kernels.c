@@ -1,6 +1,6 @@
 /* elementwise_more_kernels.c - the inner loops of acosh, asinh, atanh, deg2rad, rad2deg, signbit,
  * isposinf, isneginf, frexp, hypot, copysign, nextafter, fmax, fmin, gcd, lcm, heaviside,
- * logaddexp and logaddexp2, compiled once per CPU capability (cpu_kernel.h); elementwise_more.c
+ * logaddexp, logaddexp2, ldexp, addcmul, addcdiv and lerp, compiled once per CPU capability (cpu_kernel.h); elementwise_more.c
  * runs them through the iterator.
  *
  * The shapes are elementwise_loops.h's (contiguous paths the compiler vectorizes, a strided loop
@@ -127,6 +127,25 @@ PT_EW_FLOAT_BINARY(f8, double, hypot, copysign, nextafter)
 PT_EW_COMPLEX_LOGADDEXP(c4, pt_c64, float complex, CMPLXF, crealf, cimagf, clogf, cexpf)
 PT_EW_COMPLEX_LOGADDEXP(c8, pt_c128, double complex, CMPLX, creal, cimag, clog, cexp)
 
+/* ldexp: self * 2 ** other as torch computes it (a product with a power of two, not C's ldexp,
+ * so that a fractional `other` scales by 2 ** other too). A complex `other` with no imaginary part
+ * (an integer exponent, promoted) takes the real power, exact for integers. */
+PT_LOOP_BINARY(ldexp_f4, float, float, x * exp2f(y))
+PT_LOOP_BINARY(ldexp_f8, double, double, x * exp2(y))
+#define PT_EW_COMPLEX_LDEXP(SUF, C, T, CT, MAKE, RE, IM, EXP2, CEXP)                                \
+    static inline C ldexp_##SUF##_of(C a, C b)                                                     \
+    {                                                                                              \
+        if (b.im == 0) {                                                                           \
+            const T p = EXP2(b.re);                                                                \
+            return (C){a.re * p, a.im * p};                                                        \
+        }                                                                                          \
+        const CT r = MAKE(a.re, a.im) * CEXP(MAKE(b.re, b.im) * (T)M_LN2);                         \
+        return (C){RE(r), IM(r)};                                                                  \
+    }                                                                                              \
+    PT_LOOP_BINARY(ldexp_##SUF, C, C, ldexp_##SUF##_of(x, y))
+PT_EW_COMPLEX_LDEXP(c4, pt_c64, float, float complex, CMPLXF, crealf, cimagf, exp2f, cexpf)
+PT_EW_COMPLEX_LDEXP(c8, pt_c128, double, double complex, CMPLX, creal, cimag, exp2, cexp)
+
 /* ---------------------------------------------------------------- nextafter, 16-bit */
 /* The next representable value after x towards y, on the bit patterns: away from zero is +1 on
  * the magnitude, towards it -1; from zero the smallest subnormal with y's sign. */
@@ -183,6 +202,67 @@ PT_LOOP_BINARY(fmax_b1, uint8_t, uint8_t, (uint8_t)((x != 0) | (y != 0)))
 PT_LOOP_BINARY(fmin_b1, uint8_t, uint8_t, (uint8_t)((x != 0) & (y != 0)))
 PT_LOOP_BINARY(heaviside_b1, uint8_t, uint8_t, (uint8_t)(x != 0 ? 1 : (y != 0)))
 
+/* ---------------------------------------------------------------- three inputs */
+/* out (T) = EXPR(x, a, b, v): x self's element, a and b the others', v the Scalar in ctx. The
+ * contiguous path vectorizes; broadcast operands (stride 0) take the strided loop. */
+#define PT_EW_TERNARY(NAME, T, EXPR)                                                               \
+    static void NAME(char **data, const int64_t *s, int64_t n, void *ctx)                          \
+    {                                                                                              \
+        const T v = *(const T *)((const pt_ew_value *)ctx)->bytes;                                 \
+        PT_UNUSED(v);                                                                              \
+        const int64_t sz = (int64_t)sizeof(T);                                                     \
+        if (s[0] == sz && s[1] == sz && s[2] == sz && s[3] == sz) {                                \
+            T *o = (T *)data[0];                                                                   \
+            const T *xs = (const T *)data[1], *as = (const T *)data[2], *bs = (const T *)data[3];  \
+            PT_IVDEP for (int64_t i = 0; i < n; i++)                                               \
+            {                                                                                      \
+                const T x = xs[i], a = as[i], b = bs[i];                                           \
+                PT_UNUSED(b);                                                                      \
+                o[i] = EXPR;                                                                       \
+            }                                                                                      \
+            return;                                                                                \
+        }                                                                                          \
+        for (int64_t i = 0; i < n; i++) {                                                          \
+            const T x = *(const T *)(data[1] + i * s[1]), a = *(const T *)(data[2] + i * s[2]),    \
+                    b = *(const T *)(data[3] + i * s[3]);                                          \
+            PT_UNUSED(b);                                                                          \
+            *(T *)(data[0] + i * s[0]) = EXPR;                                                     \
+        }                                                                                          \
+    }
+/* torch's lerp: from the nearer end, so that weight 1 gives `end` exactly. */
+#define PT_EW_LERP(x, e, w, ABS) (ABS(w) < 0.5 ? (x) + (w) * ((e) - (x)) : (e) - ((e) - (x)) * (1 - (w)))
+/* integers wrap, as torch's two's-complement results */
+#define PT_EW_INT_TERNARY(SUF, T, W)                                                               \
+    PT_EW_TERNARY(addcmul_##SUF, T, (T)((W)x + (W)v * (W)a * (W)b))
+PT_EW_INT_TERNARY(u8, uint8_t, unsigned)
+PT_EW_INT_TERNARY(i8, int8_t, unsigned)
+PT_EW_INT_TERNARY(i16, int16_t, unsigned)
+PT_EW_INT_TERNARY(i32, int32_t, uint32_t)
+PT_EW_INT_TERNARY(i64, int64_t, uint64_t)
+#define PT_EW_FLOAT_TERNARY(SUF, T, ABS)                                                           \
+    PT_EW_TERNARY(addcmul_##SUF, T, x + v * a * b)                                                 \
+    PT_EW_TERNARY(addcdiv_##SUF, T, x + v * a / b)                                                 \
+    PT_EW_TERNARY(lerp_scalar_##SUF, T, PT_EW_LERP(x, a, v, ABS))                                  \
+    PT_EW_TERNARY(lerp_tensor_##SUF, T, PT_EW_LERP(x, a, b, ABS))
+PT_EW_FLOAT_TERNARY(f4, float, fabsf)
+PT_EW_FLOAT_TERNARY(f8, double, fabs)
+/* complex: C's complex arithmetic on the (re, im) pairs */
+#define PT_EW_COMPLEX_TERNARY(SUF, C, CT, MAKE, RE, IM, CABS)                                      \
+    static inline CT ct_##SUF(C p) { return MAKE(p.re, p.im); }                                    \
+    static inline C cc_##SUF(CT r) { return (C){RE(r), IM(r)}; }                                   \
+    static inline CT lerp_##SUF##_of(CT x, CT e, CT w)                                             \
+    {                                                                                              \
+        return PT_EW_LERP(x, e, w, CABS);                                                          \
+    }                                                                                              \
+    PT_EW_TERNARY(addcmul_##SUF, C, cc_##SUF(ct_##SUF(x) + ct_##SUF(v) * ct_##SUF(a) * ct_##SUF(b))) \
+    PT_EW_TERNARY(addcdiv_##SUF, C, cc_##SUF(ct_##SUF(x) + ct_##SUF(v) * ct_##SUF(a) / ct_##SUF(b))) \
+    PT_EW_TERNARY(lerp_scalar_##SUF, C,                                                            \
+                  cc_##SUF(lerp_##SUF##_of(ct_##SUF(x), ct_##SUF(a), ct_##SUF(v))))                \
+    PT_EW_TERNARY(lerp_tensor_##SUF, C,                                                            \
+                  cc_##SUF(lerp_##SUF##_of(ct_##SUF(x), ct_##SUF(a), ct_##SUF(b))))
+PT_EW_COMPLEX_TERNARY(c4, pt_c64, float complex, CMPLXF, crealf, cimagf, cabsf)
+PT_EW_COMPLEX_TERNARY(c8, pt_c128, double complex, CMPLX, creal, cimag, cabs)
+
 /* ---------------------------------------------------------------- the table */
 #define PT_EW_INT_ROW(OP, B1, F4, F8)                                                              \
     PT_LOOP_ROW(B1, OP##_u8, OP##_i8, OP##_i16, OP##_i32, OP##_i64, F4, F8, NULL, NULL)
@@ -217,6 +297,15 @@ PT_CPU_KERNELS_DEFINE(elementwise_more, pt_ew_table) = {
         [PT_EWB_HEAVISIDE] = PT_EW_REAL_ROW(heaviside, heaviside_b1),
         [PT_EWB_LOGADDEXP] = PT_EW_FLOAT_ROW(logaddexp, logaddexp_c4, logaddexp_c8),
         [PT_EWB_LOGADDEXP2] = PT_EW_FLOAT_ROW(logaddexp2, NULL, NULL),
+        [PT_EWB_LDEXP] = PT_EW_FLOAT_ROW(ldexp, ldexp_c4, ldexp_c8),
     },
     .nextafter16 = {[PT_FLOAT16] = nextafter_h2, [PT_BFLOAT16] = nextafter_bf2},
+    .ternary = {
+        [PT_EWT_ADDCMUL] = PT_LOOP_ROW(NULL, addcmul_u8, addcmul_i8, addcmul_i16, addcmul_i32,
+                                       addcmul_i64, addcmul_f4, addcmul_f8, addcmul_c4,
+                                       addcmul_c8),
+        [PT_EWT_ADDCDIV] = PT_EW_FLOAT_ROW(addcdiv, addcdiv_c4, addcdiv_c8),
+        [PT_EWT_LERP_SCALAR] = PT_EW_FLOAT_ROW(lerp_scalar, lerp_scalar_c4, lerp_scalar_c8),
+        [PT_EWT_LERP_TENSOR] = PT_EW_FLOAT_ROW(lerp_tensor, lerp_tensor_c4, lerp_tensor_c8),
+    },
 };
