@@ -1,7 +1,7 @@
 /* elementwise_more.h - the loop table of the inverse hyperbolic functions, the angle conversions,
  * the sign and infinity predicates, frexp, and the binary functions hypot, copysign, nextafter,
  * fmax, fmin, gcd, lcm, heaviside, logaddexp, logaddexp2 and ldexp, and the functions of three
- * tensors addcmul, addcdiv and lerp: what elementwise_more.c (the fronts)
+ * tensors addcmul, addcdiv and lerp; the loops of isclose, isin and equal (elementwise_search.c): what elementwise_more.c (the fronts)
  * and cpu/elementwise_more_kernels.c (the loops, compiled once per CPU capability) share. */
 #ifndef PT_KERNELS_ELEMENTWISE_MORE_H
 #define PT_KERNELS_ELEMENTWISE_MORE_H
@@ -41,6 +41,20 @@ typedef union pt_ew_value {
     unsigned char bytes[16];
 } pt_ew_value;
 
+/* isclose's parameters (ctx of the isclose loops: (bool output, self, other)). */
+typedef struct pt_ew_isclose_params {
+    double rtol, atol;
+    int32_t equal_nan;
+} pt_ew_isclose_params;
+
+/* isin's test values, sorted ascending in the loop dtype with NaNs last (ctx of the isin loops:
+ * (bool output, elements)). */
+typedef struct pt_ew_isin_params {
+    const void *values;
+    int64_t count;
+    int32_t invert;
+} pt_ew_isin_params;
+
 /* Loops by (op, loop dtype). float16 and bfloat16 compute in float32 and have no loops here,
  * except nextafter, whose step is one unit in the last place of the 16-bit type itself: its
  * half-precision loops read and write the raw 16-bit values (nextafter16). */
@@ -49,6 +63,10 @@ typedef struct pt_ew_table {
     pt_loop_fn binary[PT_EWB_OP_COUNT][PT_DTYPE_BUILTIN_COUNT];
     pt_loop_fn nextafter16[PT_DTYPE_BUILTIN_COUNT]; /* [PT_FLOAT16], [PT_BFLOAT16] */
     pt_loop_fn ternary[PT_EWT_OP_COUNT][PT_DTYPE_BUILTIN_COUNT];
+    pt_loop_fn isclose[PT_DTYPE_BUILTIN_COUNT];
+    pt_loop_fn isin[PT_DTYPE_BUILTIN_COUNT];
+    /* equal: (self, other), no output; raises the pt_loop_flag in ctx where two elements differ */
+    pt_loop_fn differ[PT_DTYPE_BUILTIN_COUNT];
 } pt_ew_table;
 
 #endif

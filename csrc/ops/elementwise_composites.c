@@ -248,3 +248,22 @@ pt_status pt_native_isreal(const pt_tensor *self, pt_tensor **ret)
     pt_tensor_release(im);
     return result_of(r, ret);
 }
+
+/* ---------------------------------------------------------------- allclose */
+/* isclose(...).all() as a Python bool, as torch composes it. */
+pt_status pt_native_allclose(const pt_tensor *self, const pt_tensor *other, double rtol,
+                             double atol, int32_t equal_nan, int32_t *ret)
+{
+    if (!ret) return PT_ERROR(PT_ERR_VALUE, "allclose: out must not be NULL");
+    pt_tensor *close = pt_call_isclose(self, other, rtol, atol, equal_nan);
+    if (!close) return result_of(NULL, NULL);
+    pt_tensor *all = pt_call_all(close);
+    pt_tensor_release(close);
+    if (!all) return result_of(NULL, NULL);
+    pt_scalar s;
+    const pt_status st = pt_tensor_item(all, &s);
+    pt_tensor_release(all);
+    PT_TRY(st);
+    *ret = s.i != 0;
+    return PT_OK;
+}

@@ -79,6 +79,12 @@ CASES.update({
     "lerp_Tensor": (lambda: (_t(2, 3), _t(3), _t(2, 1, lo=0.0, hi=1.0)), ""),
     "lerp__Tensor": (lambda: (_t(2, 3), _t(3), _t(2, 1, lo=0.0, hi=1.0)), "inplace"),
 })
+CASES.update({
+    "isclose": (lambda: (_t(2, 3), _t(3) + 1e-7), ""),
+    "isin_Tensor_Tensor": (lambda: (_i(2, 3), _i(4, start=2)), ""),
+    "isin_Tensor_Scalar": (lambda: (_i(2, 3), 7), ""),
+    "isin_Scalar_Tensor": (lambda: (7, _i(2, 3)), ""),
+})
 
 # out= thunks whose ops need other arguments than (2, 3) float32 values in (0.1, 0.9).
 OUT_ARGS = {
@@ -87,4 +93,7 @@ OUT_ARGS = {
     "gcd_out": lambda: (_i(2, 3), _i(3, start=4)),
     "lcm_out": lambda: (_i(2, 3), _i(3, start=4)),
     "ldexp_out": lambda: (_t(2, 3), _i(3)),
+    "isin_Tensor_Tensor_out": lambda: (_i(2, 3), _i(4, start=2)),
+    "isin_Tensor_Scalar_out": lambda: (_i(2, 3), 7),
+    "isin_Scalar_Tensor_out": lambda: (7, _i(2, 3)),
 }

@@ -1,6 +1,6 @@
 /* elementwise_more_kernels.c - the inner loops of acosh, asinh, atanh, deg2rad, rad2deg, signbit,
  * isposinf, isneginf, frexp, hypot, copysign, nextafter, fmax, fmin, gcd, lcm, heaviside,
- * logaddexp, logaddexp2, ldexp, addcmul, addcdiv and lerp, compiled once per CPU capability (cpu_kernel.h); elementwise_more.c
+ * logaddexp, logaddexp2, ldexp, addcmul, addcdiv, lerp, isclose, isin and equal, compiled once per CPU capability (cpu_kernel.h); elementwise_more.c
  * runs them through the iterator.
  *
  * The shapes are elementwise_loops.h's (contiguous paths the compiler vectorizes, a strided loop
@@ -263,6 +263,115 @@ PT_EW_FLOAT_TERNARY(f8, double, fabs)
 PT_EW_COMPLEX_TERNARY(c4, pt_c64, float complex, CMPLXF, crealf, cimagf, cabsf)
 PT_EW_COMPLEX_TERNARY(c8, pt_c128, double complex, CMPLX, creal, cimag, cabs)
 
+/* ---------------------------------------------------------------- isclose */
+/* torch's formula: equal, or both NaN under equal_nan, or a finite |x - y| within
+ * atol + |rtol * y|, computed in the element type (integers: the difference wraps in their type,
+ * the tolerance is float32, the default dtype torch's composite computes it in). */
+#define ISCLOSE_P ((const pt_ew_isclose_params *)ctx)
+#define PT_EW_ISCLOSE_FLOAT(SUF, T, ABS)                                                           \
+    static inline uint8_t isclose_##SUF##_of(T x, T y, const pt_ew_isclose_params *p)             \
+    {                                                                                              \
+        bool close = x == y;                                                                       \
+        if (p->equal_nan) close |= (x != x) && (y != y);                                           \
+        if (p->rtol == 0 && p->atol == 0) return close;                                            \
+        const T allowed = (T)p->atol + ABS((T)p->rtol * y), actual = ABS(x - y);                   \
+        return close || (isfinite(actual) && actual <= allowed);                                   \
+    }                                                                                              \
+    PT_LOOP_BINARY(isclose_##SUF, T, uint8_t, isclose_##SUF##_of(x, y, ISCLOSE_P))
+PT_EW_ISCLOSE_FLOAT(f4, float, fabsf)
+PT_EW_ISCLOSE_FLOAT(f8, double, fabs)
+#define PT_EW_ISCLOSE_INT(SUF, T, W, ABSDIFF)                                                      \
+    static inline uint8_t isclose_##SUF##_of(T x, T y, const pt_ew_isclose_params *p)             \
+    {                                                                                              \
+        if (x == y || (p->rtol == 0 && p->atol == 0)) return x == y;                               \
+        const float allowed = (float)p->atol + fabsf((float)p->rtol * (float)y);                  \
+        const T d = (T)((W)x - (W)y);                                                              \
+        return (float)(ABSDIFF) <= allowed;                                                        \
+    }                                                                                              \
+    PT_LOOP_BINARY(isclose_##SUF, T, uint8_t, isclose_##SUF##_of(x, y, ISCLOSE_P))
+#define PT_EW_WRAPPED_ABS(T, W) (d < 0 ? (T)((W)0 - (W)d) : d)
+PT_EW_ISCLOSE_INT(i8, int8_t, unsigned, PT_EW_WRAPPED_ABS(int8_t, unsigned))
+PT_EW_ISCLOSE_INT(i16, int16_t, unsigned, PT_EW_WRAPPED_ABS(int16_t, unsigned))
+PT_EW_ISCLOSE_INT(i32, int32_t, uint32_t, PT_EW_WRAPPED_ABS(int32_t, uint32_t))
+PT_EW_ISCLOSE_INT(i64, int64_t, uint64_t, PT_EW_WRAPPED_ABS(int64_t, uint64_t))
+PT_EW_ISCLOSE_INT(u8, uint8_t, unsigned, d)
+/* bool: torch compares in the default float dtype */
+PT_LOOP_BINARY(isclose_b1, uint8_t, uint8_t,
+               isclose_f4_of((float)(x != 0), (float)(y != 0), ISCLOSE_P))
+#define PT_EW_ISCLOSE_COMPLEX(SUF, C, T, CT, MAKE, CABS)                                           \
+    static inline uint8_t isclose_##SUF##_of(C x, C y, const pt_ew_isclose_params *p)             \
+    {                                                                                              \
+        bool close = x.re == y.re && x.im == y.im;                                                 \
+        if (p->equal_nan)                                                                          \
+            close |= (x.re != x.re || x.im != x.im) && (y.re != y.re || y.im != y.im);             \
+        if (p->rtol == 0 && p->atol == 0) return close;                                            \
+        const CT cx = MAKE(x.re, x.im), cy = MAKE(y.re, y.im);                                     \
+        const T allowed = (T)p->atol + CABS((T)p->rtol * cy), actual = CABS(cx - cy);              \
+        return close || (isfinite(actual) && actual <= allowed);                                   \
+    }                                                                                              \
+    PT_LOOP_BINARY(isclose_##SUF, C, uint8_t, isclose_##SUF##_of(x, y, ISCLOSE_P))
+PT_EW_ISCLOSE_COMPLEX(c4, pt_c64, float, float complex, CMPLXF, cabsf)
+PT_EW_ISCLOSE_COMPLEX(c8, pt_c128, double, double complex, CMPLX, cabs)
+#undef ISCLOSE_P
+
+/* ---------------------------------------------------------------- isin */
+/* A binary search for each element among the sorted test values: the first value not below x,
+ * then whether it equals x. NaNs sort last and are never below anything, so a NaN finds none. */
+#define PT_EW_ISIN(SUF, T)                                                                         \
+    static void isin_##SUF(char **data, const int64_t *s, int64_t n, void *ctx)                    \
+    {                                                                                              \
+        const pt_ew_isin_params *p = ctx;                                                          \
+        const T *v = (const T *)p->values;                                                         \
+        for (int64_t i = 0; i < n; i++) {                                                          \
+            const T x = *(const T *)(data[1] + i * s[1]);                                          \
+            int64_t lo = 0, hi = p->count;                                                         \
+            while (lo < hi) {                                                                      \
+                const int64_t mid = lo + (hi - lo) / 2;                                            \
+                if (v[mid] < x) lo = mid + 1;                                                      \
+                else hi = mid;                                                                     \
+            }                                                                                      \
+            const bool found = lo < p->count && v[lo] == x;                                        \
+            *(uint8_t *)(data[0] + i * s[0]) = (uint8_t)(found != (p->invert != 0));               \
+        }                                                                                          \
+    }
+PT_EW_ISIN(u8, uint8_t)
+PT_EW_ISIN(i8, int8_t)
+PT_EW_ISIN(i16, int16_t)
+PT_EW_ISIN(i32, int32_t)
+PT_EW_ISIN(i64, int64_t)
+PT_EW_ISIN(f4, float)
+PT_EW_ISIN(f8, double)
+
+/* ---------------------------------------------------------------- equal */
+/* (self, other) with no output: one flag for the whole run; `bad` collects a difference. */
+#define PT_EW_DIFFER(SUF, T, NE)                                                                   \
+    static void differ_##SUF(char **data, const int64_t *s, int64_t n, void *ctx)                  \
+    {                                                                                              \
+        int bad = 0;                                                                               \
+        const int64_t sz = (int64_t)sizeof(T);                                                     \
+        if (s[0] == sz && s[1] == sz) {                                                            \
+            const T *a = (const T *)data[0], *b = (const T *)data[1];                              \
+            for (int64_t i = 0; i < n; i++) bad |= NE(a[i], b[i]);                                 \
+        } else {                                                                                   \
+            for (int64_t i = 0; i < n; i++)                                                        \
+                bad |= NE(*(const T *)(data[0] + i * s[0]), *(const T *)(data[1] + i * s[1]));     \
+        }                                                                                          \
+        pt_loop_raise(ctx, bad);                                                                   \
+    }
+#define PT_EW_NE(x, y) ((x) != (y))
+#define PT_EW_NE_BOOL(x, y) (((x) != 0) != ((y) != 0))
+#define PT_EW_NE_COMPLEX(x, y) ((x).re != (y).re || (x).im != (y).im)
+PT_EW_DIFFER(b1, uint8_t, PT_EW_NE_BOOL)
+PT_EW_DIFFER(u8, uint8_t, PT_EW_NE)
+PT_EW_DIFFER(i8, int8_t, PT_EW_NE)
+PT_EW_DIFFER(i16, int16_t, PT_EW_NE)
+PT_EW_DIFFER(i32, int32_t, PT_EW_NE)
+PT_EW_DIFFER(i64, int64_t, PT_EW_NE)
+PT_EW_DIFFER(f4, float, PT_EW_NE)
+PT_EW_DIFFER(f8, double, PT_EW_NE)
+PT_EW_DIFFER(c4, pt_c64, PT_EW_NE_COMPLEX)
+PT_EW_DIFFER(c8, pt_c128, PT_EW_NE_COMPLEX)
+
 /* ---------------------------------------------------------------- the table */
 #define PT_EW_INT_ROW(OP, B1, F4, F8)                                                              \
     PT_LOOP_ROW(B1, OP##_u8, OP##_i8, OP##_i16, OP##_i32, OP##_i64, F4, F8, NULL, NULL)
@@ -308,4 +417,10 @@ PT_CPU_KERNELS_DEFINE(elementwise_more, pt_ew_table) = {
         [PT_EWT_LERP_SCALAR] = PT_EW_FLOAT_ROW(lerp_scalar, lerp_scalar_c4, lerp_scalar_c8),
         [PT_EWT_LERP_TENSOR] = PT_EW_FLOAT_ROW(lerp_tensor, lerp_tensor_c4, lerp_tensor_c8),
     },
+    .isclose = PT_LOOP_ROW(isclose_b1, isclose_u8, isclose_i8, isclose_i16, isclose_i32,
+                           isclose_i64, isclose_f4, isclose_f8, isclose_c4, isclose_c8),
+    .isin = PT_LOOP_ROW(NULL, isin_u8, isin_i8, isin_i16, isin_i32, isin_i64, isin_f4, isin_f8,
+                        NULL, NULL),
+    .differ = PT_LOOP_ROW(differ_b1, differ_u8, differ_i8, differ_i16, differ_i32, differ_i64,
+                          differ_f4, differ_f8, differ_c4, differ_c8),
 };
