@@ -287,3 +287,36 @@ def test_gradients_match_torch():
                 assert p.grad is None or not bool(p.grad.any()), name
             else:
                 np.testing.assert_allclose(arr(p.grad), t.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+# ---------------------------------------------------------------- complex gradients
+
+COMPLEX_GRAD_CALLS = {
+    "acosh": lambda m, x: m.acosh(x), "asinh": lambda m, x: m.asinh(x),
+    "atanh": lambda m, x: m.atanh(x), "arccos": lambda m, x: m.arccos(x),
+    "arcsinh": lambda m, x: m.arcsinh(x), "negative": lambda m, x: m.negative(x),
+    "subtract": lambda m, x: m.subtract(x, x * 2, alpha=2),
+    "multiply": lambda m, x: m.multiply(x, x), "logaddexp": lambda m, x: m.logaddexp(x, x * 2),
+    "addcmul": lambda m, x: m.addcmul(x, x, x, value=0.5),
+    "addcdiv": lambda m, x: m.addcdiv(x, x, x + 1), "lerp": lambda m, x: m.lerp(x, x * 2, 0.3),
+    "lerp_tensor": lambda m, x: m.lerp(x, x * 2, x),
+}
+
+
+@requires_torch
+@pytest.mark.parametrize("fn", sorted(COMPLEX_GRAD_CALLS))
+def test_complex_gradients_match_torch(fn):
+    z = np.array([0.3 + 0.2j, -0.5 + 0.7j, 0.1 - 0.4j])
+    px = pt.from_numpy(z.copy()).requires_grad_()
+    tx = torch.from_numpy(z.copy()).requires_grad_()
+    y, ty = COMPLEX_GRAD_CALLS[fn](pt, px), COMPLEX_GRAD_CALLS[fn](torch, tx)
+    assert y.grad_fn.name() == ty.grad_fn.name()
+    y.abs().sum().backward()
+    ty.abs().sum().backward()
+    np.testing.assert_allclose(arr(px.grad), tx.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("fn", ["acosh", "atanh", "logaddexp", "addcmul", "lerp"])
+def test_complex_gradcheck(fn):
+    z = pt.from_numpy(np.array([0.3 + 0.2j, -0.5 + 0.7j, 0.1 - 0.4j])).requires_grad_()
+    assert pt.autograd.gradcheck(lambda x: COMPLEX_GRAD_CALLS[fn](pt, x), (z,))
