@@ -678,3 +678,47 @@ def test_float32_within_one_ulp_of_the_exact_value(fn):
     same_sign = np.signbit(got) == np.signbit(want)
     assert same_sign[np.abs(want) > 1e-30].all()
     assert _ulps(got[same_sign], want[same_sign]).max() <= 1
+
+
+def _by_capability(compute):
+    """compute() under every capability this CPU has, restoring the one in use afterwards."""
+    from pytensor._C import lib
+    detected = lib.pt_cpu_capability_detected()
+    results = []
+    try:
+        for cap in range(detected + 1):
+            assert lib.pt_cpu_capability_select(cap) == 0
+            results.append(compute())
+    finally:
+        lib.pt_cpu_capability_select(lib.pt_cpu_capability())
+    return results
+
+
+CAP_CALLS = {
+    "acosh": lambda a, b: pt.acosh(a.abs() + 1), "asinh": lambda a, b: pt.asinh(a),
+    "deg2rad": lambda a, b: pt.deg2rad(a), "signbit": lambda a, b: pt.signbit(a),
+    "frexp": lambda a, b: pt.frexp(a).mantissa, "hypot": pt.hypot, "copysign": pt.copysign,
+    "nextafter": pt.nextafter, "fmax": pt.fmax, "fmin": pt.fmin, "heaviside": pt.heaviside,
+    "logaddexp": pt.logaddexp, "logaddexp2": pt.logaddexp2, "ldexp": pt.ldexp,
+    "addcmul": lambda a, b: pt.addcmul(a, b, a, value=0.5),
+    "addcdiv": lambda a, b: pt.addcdiv(a, b, a, value=0.5),
+    "lerp": lambda a, b: pt.lerp(a, b, 0.7), "lerp_tensor": lambda a, b: pt.lerp(a, b, b),
+    "isclose": lambda a, b: pt.isclose(a, b, rtol=0.1),
+    "isin": lambda a, b: pt.isin(a, b[:50]),
+}
+
+
+@pytest.mark.capability_independent  # selects every capability itself
+@pytest.mark.parametrize("dtype", [pt.float32, pt.float64, pt.float16])
+def test_every_capability_matches_the_default(dtype):
+    """The AVX2 and AVX-512 tables give the default (portable) table's bits."""
+    a = pt.from_numpy(np.round(rng_values(1001, -4, 4), 1)).to(dtype)
+    b = pt.from_numpy(np.round(rng_values(1001, -4, 4, seed=1), 1)).to(dtype)
+    a, b = a[1:], b[1:]  # a misaligned start and a tail for the vector loops
+
+    def compute():
+        return {k: f(a, b).to(pt.float64).numpy().tobytes() for k, f in CAP_CALLS.items()}
+    results = _by_capability(compute)
+    for r in results[1:]:
+        for key in CAP_CALLS:
+            assert r[key] == results[0][key], key
