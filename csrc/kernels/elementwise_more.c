@@ -1,9 +1,10 @@
 /* elementwise_more.c - acosh, asinh, atanh, deg2rad, rad2deg, signbit, isposinf, isneginf, frexp,
  * hypot, copysign, nextafter, fmax, fmin, gcd, lcm, heaviside, logaddexp, logaddexp2, ldexp,
- * addcmul, addcdiv and lerp as torch computes them: functional, in-place (`x_`) and out= (`x.out`) forms, each one pass of the
- * iterator (iter.c) over a loop of cpu/elementwise_more_kernels.c.
+ * addcmul, addcdiv and lerp as torch computes them: functional, in-place (`x_`) and out=
+ * (`x.out`) forms, each one pass of the iterator (iter.c) over a loop of
+ * cpu/elementwise_more_kernels.c.
  *
- * Every operator is a row of `specs`-like constants below: its loop, its names and a dtype rule
+ * Every operator is a `spec` constant below: its loop, its names and a dtype rule
  * (Note [elementwise_more dtypes]); the iterator does the checks, broadcasting, promotion, the
  * out= and in-place rules and the float16/bfloat16 staging. What is left here is each operator's
  * refusals in torch's words. Small functional calls of two inputs take binary.c's fast path.

@@ -1,8 +1,9 @@
 /* elementwise_more.h - the loop table of the inverse hyperbolic functions, the angle conversions,
  * the sign and infinity predicates, frexp, and the binary functions hypot, copysign, nextafter,
- * fmax, fmin, gcd, lcm, heaviside, logaddexp, logaddexp2 and ldexp, and the functions of three
- * tensors addcmul, addcdiv and lerp; the loops of isclose, isin and equal (elementwise_search.c): what elementwise_more.c (the fronts)
- * and cpu/elementwise_more_kernels.c (the loops, compiled once per CPU capability) share. */
+ * fmax, fmin, gcd, lcm, heaviside, logaddexp, logaddexp2 and ldexp, the functions of three
+ * tensors addcmul, addcdiv and lerp, and the loops of isclose, isin and equal: what the fronts
+ * (elementwise_more.c, elementwise_search.c) and cpu/elementwise_more_kernels.c (the loops,
+ * compiled once per CPU capability) share. */
 #ifndef PT_KERNELS_ELEMENTWISE_MORE_H
 #define PT_KERNELS_ELEMENTWISE_MORE_H
 

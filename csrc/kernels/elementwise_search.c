@@ -149,7 +149,8 @@ static pt_status isin_run(const pt_tensor *elements, const pt_tensor *test, int3
     PT_TRY(isin_dtype_check(elements));
     PT_TRY(isin_dtype_check(test));
     if (out_arg && out_arg->dtype != PT_BOOL)
-        return PT_ERROR(PT_ERR_RUNTIME, "Expected out tensor to have dtype bool, but got %s instead",
+        return PT_ERROR(PT_ERR_RUNTIME,
+                        "Expected out tensor to have dtype bool, but got %s instead",
                         cpp_type_name(out_arg->dtype));
     int32_t common;
     PT_TRY(pt_binary_result_type(elements, test, &common));
@@ -160,7 +161,8 @@ static pt_status isin_run(const pt_tensor *elements, const pt_tensor *test, int3
     if (it.device_type == PT_DEV_CPU && it.numel > 0) {
         if (test->device.type != PT_DEV_CPU) {
             pt_iter_cleanup(&it);
-            return PT_ERROR(PT_ERR_RUNTIME, "isin: test_elements must be on the device of elements");
+            return PT_ERROR(PT_ERR_RUNTIME,
+                            "isin: test_elements must be on the device of elements");
         }
         /* a contiguous copy of the test values in the loop dtype (rounded through the common
          * dtype first, as every input of the computation) */

@@ -185,7 +185,8 @@ static pt_status power_scalar_exponent(const pt_tensor *self, const pt_scalar *e
     if (out) PT_TRY(dtype_check("output", "float_power", out->dtype, dt));
     pt_tensor *b = NULL;
     PT_TRY(converted(self, dt, &b));
-    pt_tensor *r = out ? pt_call_pow_Tensor_Scalar_out(b, &e, out) : pt_call_pow_Tensor_Scalar(b, &e);
+    pt_tensor *r =
+        out ? pt_call_pow_Tensor_Scalar_out(b, &e, out) : pt_call_pow_Tensor_Scalar(b, &e);
     pt_tensor_release(b);
     return result_of(r, ret);
 }

@@ -1,7 +1,8 @@
 /* elementwise_more_kernels.c - the inner loops of acosh, asinh, atanh, deg2rad, rad2deg, signbit,
  * isposinf, isneginf, frexp, hypot, copysign, nextafter, fmax, fmin, gcd, lcm, heaviside,
- * logaddexp, logaddexp2, ldexp, addcmul, addcdiv, lerp, isclose, isin and equal, compiled once per CPU capability (cpu_kernel.h); elementwise_more.c
- * runs them through the iterator.
+ * logaddexp, logaddexp2, ldexp, addcmul, addcdiv, lerp, isclose, isin and equal, compiled once
+ * per CPU capability (cpu_kernel.h); elementwise_more.c and elementwise_search.c run them
+ * through the iterator.
  *
  * The shapes are elementwise_loops.h's (contiguous paths the compiler vectorizes, a strided loop
  * for the rest). Floating functions are the C library's, as torch's CPU kernels call std::; the
@@ -33,7 +34,7 @@
 PT_EW_FLOAT_UNARY(f4, float, acoshf, asinhf, atanhf, signbit)
 PT_EW_FLOAT_UNARY(f8, double, acosh, asinh, atanh, signbit)
 
-#define PT_EW_COMPLEX_UNARY(SUF, C, CT, MAKE, RE, IM, CACOSH, CASINH, CATANH)                       \
+#define PT_EW_COMPLEX_UNARY(SUF, C, CT, MAKE, RE, IM, CACOSH, CASINH, CATANH)                      \
     static inline C cacosh_##SUF(C a)                                                              \
     {                                                                                              \
         CT r = CACOSH(MAKE(a.re, a.im));                                                           \
@@ -134,7 +135,7 @@ PT_EW_FLOAT_BINARY(f8, double, hypot, copysign, nextafter)
 
 /* Complex logaddexp: the operand of larger real part factored out, log(1 + exp(d)) of the rest;
  * two equal infinite operands give themselves, as in the real case. */
-#define PT_EW_COMPLEX_LOGADDEXP(SUF, C, CT, MAKE, RE, IM, CLOG, CEXP)                               \
+#define PT_EW_COMPLEX_LOGADDEXP(SUF, C, CT, MAKE, RE, IM, CLOG, CEXP)                              \
     static inline C logaddexp_##SUF##_of(C a, C b)                                                 \
     {                                                                                              \
         if (isinf(a.re) && a.re == b.re && a.im == b.im) return a;                                 \
@@ -152,7 +153,7 @@ PT_EW_COMPLEX_LOGADDEXP(c8, pt_c128, double complex, CMPLX, creal, cimag, clog, 
  * (an integer exponent, promoted) takes the real power, exact for integers. */
 PT_LOOP_BINARY(ldexp_f4, float, float, x * exp2f(y))
 PT_LOOP_BINARY(ldexp_f8, double, double, x * exp2(y))
-#define PT_EW_COMPLEX_LDEXP(SUF, C, T, CT, MAKE, RE, IM, EXP2, CEXP)                                \
+#define PT_EW_COMPLEX_LDEXP(SUF, C, T, CT, MAKE, RE, IM, EXP2, CEXP)                               \
     static inline C ldexp_##SUF##_of(C a, C b)                                                     \
     {                                                                                              \
         if (b.im == 0) {                                                                           \
@@ -188,7 +189,7 @@ PT_EW_NEXTAFTER16(bf2, pt_bfloat16_to_float_inline, pt_float_to_bfloat16_inline)
  * promotion computes int8 and int16 in int (no overflow, so the absolute value is taken before the
  * result is narrowed) and int32 and int64 wrap first (the absolute value of the wrapped product:
  * OUTER). */
-#define PT_EW_INT_BINARY(SUF, S, W, ABS, OUTER)                                                           \
+#define PT_EW_INT_BINARY(SUF, S, W, ABS, OUTER)                                                    \
     static inline W uabs_##SUF(S v) { return ABS; }                                                \
     static inline W ugcd_##SUF(W a, W b)                                                           \
     {                                                                                              \
@@ -250,7 +251,8 @@ PT_LOOP_BINARY(heaviside_b1, uint8_t, uint8_t, (uint8_t)(x != 0 ? 1 : (y != 0)))
         }                                                                                          \
     }
 /* torch's lerp: from the nearer end, so that weight 1 gives `end` exactly. */
-#define PT_EW_LERP(x, e, w, ABS) (ABS(w) < 0.5 ? (x) + (w) * ((e) - (x)) : (e) - ((e) - (x)) * (1 - (w)))
+#define PT_EW_LERP(x, e, w, ABS)                                                                   \
+    (ABS(w) < 0.5 ? (x) + (w) * ((e) - (x)) : (e) - ((e) - (x)) * (1 - (w)))
 /* integers wrap, as torch's two's-complement results */
 #define PT_EW_INT_TERNARY(SUF, T, W)                                                               \
     PT_EW_TERNARY(addcmul_##SUF, T, (T)((W)x + (W)v * (W)a * (W)b))
@@ -274,8 +276,10 @@ PT_EW_FLOAT_TERNARY(f8, double, fabs)
     {                                                                                              \
         return PT_EW_LERP(x, e, w, CABS);                                                          \
     }                                                                                              \
-    PT_EW_TERNARY(addcmul_##SUF, C, cc_##SUF(ct_##SUF(x) + ct_##SUF(v) * ct_##SUF(a) * ct_##SUF(b))) \
-    PT_EW_TERNARY(addcdiv_##SUF, C, cc_##SUF(ct_##SUF(x) + ct_##SUF(v) * ct_##SUF(a) / ct_##SUF(b))) \
+    PT_EW_TERNARY(addcmul_##SUF, C,                                                                \
+                  cc_##SUF(ct_##SUF(x) + ct_##SUF(v) * ct_##SUF(a) * ct_##SUF(b)))                 \
+    PT_EW_TERNARY(addcdiv_##SUF, C,                                                                \
+                  cc_##SUF(ct_##SUF(x) + ct_##SUF(v) * ct_##SUF(a) / ct_##SUF(b)))                 \
     PT_EW_TERNARY(lerp_scalar_##SUF, C,                                                            \
                   cc_##SUF(lerp_##SUF##_of(ct_##SUF(x), ct_##SUF(a), ct_##SUF(v))))                \
     PT_EW_TERNARY(lerp_tensor_##SUF, C,                                                            \
