@@ -36,6 +36,8 @@ COMPLEX_DIFFERENTIABLE = frozenset("""
     index_select gather take masked_select masked_fill where scatter scatter_add index index_put
     cat stack fill zero copy
     _conj_physical conj_physical view_as_real view_as_complex angle polar complex
+    acosh asinh atanh arccos arcsin arctan arccosh arcsinh arctanh negative subtract multiply
+    logaddexp addcmul addcdiv lerp ldexp
 """.split())
 
 
