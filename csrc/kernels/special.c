@@ -119,7 +119,8 @@ pt_status pt_kernel_polygamma_out(int64_t n, const pt_tensor *self, pt_tensor *o
     return polygamma(PT_BINARY_OUT, n, self, out, ret);
 }
 
-static const spec spec_mvlgamma = {PT_SPECIAL_MVLGAMMA, "mvlgamma", "mvlgamma", 0};
+/* torch builds mvlgamma from arange, whose kernel refuses complex first */
+static const spec spec_mvlgamma = {PT_SPECIAL_MVLGAMMA, "mvlgamma", "arange_cpu", 0};
 
 static pt_status mvlgamma(int mode, const pt_tensor *self, int64_t p, pt_tensor *out_arg,
                           pt_tensor **ret)

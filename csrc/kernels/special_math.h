@@ -62,46 +62,59 @@ static inline double pt_sf_sinpi(double x)
 }
 
 /* ---------------------------------------------------------------- lgamma */
-/* log Gamma(1 + z) = sum_k c[k-1] z^k, |z| <= 1/4 (c: psi^(k-1)(1) / k!) */
-static const double pt_sf_lgamma_at1[26] = {
+/* log Gamma(1 + z) = sum_k c[k-1] z^k, |z| <= 1/4 (c: psi^(k-1)(1) / k!); as many terms as
+ * digamma, the derivative of the series, needs to converge to 1e-19 there */
+static const double pt_sf_lgamma_at1[40] = {
     -0.5772156649015329, 0.8224670334241132, -0.40068563438653143, 0.27058080842778454,
     -0.20738555102867398, 0.1695571769974082, -0.1440498967688461, 0.12550966952474304,
     -0.11133426586956469, 0.1000994575127818, -0.09095401714582904, 0.083353840546109,
     -0.0769325164113522, 0.07143294629536133, -0.06666870588242046, 0.06250095514121304,
     -0.058823978658684585, 0.055555767627403614, -0.05263167937961666, 0.05000004769810169,
     -0.047619070330142226, 0.04545455629320467, -0.04347826605304026, 0.04166666915034121,
-    -0.04000000119214014, 0.03846153903467518};
+    -0.04000000119214014, 0.03846153903467518, -0.037037037312989324, 0.035714285847333355,
+    -0.034482758684919304, 0.03333333336437758, -0.03225806453115042, 0.03125000000727597,
+    -0.030303030306558044, 0.029411764707594344, -0.02857142857226011, 0.027777777778181998,
+    -0.027027027027223673, 0.02631578947377995, -0.025641025641072283, 0.025000000000022737};
 /* log Gamma(3/2 + z) = sum_k c[k] z^k, |z| <= 1/4 */
-static const double pt_sf_lgamma_at15[19] = {
+static const double pt_sf_lgamma_at15[32] = {
     -0.12078223763524522, 0.03648997397857652, 0.46740110027233966, -0.13813277403905333,
     0.05871212641676822, -0.028952081888893543, 0.0154354841700493, -0.008622603929171286,
     0.004965728809475818, -0.002920970458667952, 0.00174503557579013, -0.001054915693867632,
     0.0006437029830381486, -0.00039577153964650777, 0.0002448711904829441,
-    -0.00015231593814270082, 9.517939662502588e-05, -5.97136233623377e-05, 3.759490926961219e-05};
+    -0.00015231593814270082, 9.517939662502588e-05, -5.97136233623377e-05, 3.759490926961219e-05,
+    -2.3743185469209343e-05, 1.5036983408359218e-05, -9.547151192148187e-06, 6.07540647448469e-06,
+    -3.87415183000977e-06, 2.4751447344295936e-06, -1.5840896262969798e-06,
+    1.0154409130025463e-06, -6.518875486314994e-07, 4.190703953838664e-07,
+    -2.6974639512898124e-07, 1.7383654012719107e-07, -1.1215259661548152e-07};
 /* log Gamma(2 + z) = sum_k c[k-1] z^k, |z| <= 1/4 */
-static const double pt_sf_lgamma_at2[16] = {
+static const double pt_sf_lgamma_at2[30] = {
     0.42278433509846713, 0.3224670334241132, -0.0673523010531981, 0.020580808427784546,
     -0.007385551028673986, 0.0028905103307415234, -0.001192753911703261, 0.0005096695247430425,
     -0.00022315475845357939, 9.945751278180853e-05, -4.492623673813314e-05, 2.050721277567069e-05,
-    -9.439488275268397e-06, 4.374866789907488e-06, -2.039215753801366e-06, 9.55141213040742e-07};
+    -9.439488275268397e-06, 4.374866789907488e-06, -2.039215753801366e-06, 9.55141213040742e-07,
+    -4.492469198764566e-07, 2.1207184805554665e-07, -1.0043224823968099e-07,
+    4.7698101693639804e-08, -2.2711094608943164e-08, 1.0838659214896955e-08,
+    -5.183475041970047e-09, 2.4836745438024785e-09, -1.1921401405860912e-09,
+    5.731367241678862e-10, -2.7595228851242334e-10, 1.330476437424449e-10, -6.4229645638381e-11,
+    3.1044247747322276e-11};
 
 /* log Gamma(1 + z) for |z| <= 1/4, z itself exact (no rounding of 1 + z). */
-static inline double pt_sf_lgamma1p_small(double z) { return z * pt_sf_poly(pt_sf_lgamma_at1, 26, z); }
+static inline double pt_sf_lgamma1p_small(double z) { return z * pt_sf_poly(pt_sf_lgamma_at1, 40, z); }
 
 /* log Gamma(x) for x in [0.75, 2.25]. */
 static inline double pt_sf_lgamma_core(double x)
 {
     if (x < 1.25) return pt_sf_lgamma1p_small(x - 1.0) + 0.0; /* lgamma(1) = +0 */
-    if (x < 1.75) return pt_sf_poly(pt_sf_lgamma_at15, 19, x - 1.5);
+    if (x < 1.75) return pt_sf_poly(pt_sf_lgamma_at15, 32, x - 1.5);
     const double z = x - 2.0;
-    return z * pt_sf_poly(pt_sf_lgamma_at2, 16, z);
+    return z * pt_sf_poly(pt_sf_lgamma_at2, 30, z);
 }
 
 /* log Gamma(x) for x > 0 (inf and nan pass through Stirling's branch). */
 static inline double pt_sf_lgamma_pos(double x)
 {
     if (x < 0.25) return pt_sf_lgamma1p_small(x) - log(x);
-    if (x < 0.75) return pt_sf_poly(pt_sf_lgamma_at15, 19, x - 0.5) - log(x);
+    if (x < 0.75) return pt_sf_poly(pt_sf_lgamma_at15, 32, x - 0.5) - log(x);
     if (x <= 2.25) return pt_sf_lgamma_core(x);
     if (x < 8.0) {
         double p = 1.0;
@@ -165,9 +178,9 @@ static inline double pt_sf_digamma_core(double x)
         const double z = (x - PT_SF_DIGAMMA_ROOT_HI) - PT_SF_DIGAMMA_ROOT_LO;
         return z * pt_sf_poly(pt_sf_digamma_root, 16, z);
     }
-    if (x < 1.25) return pt_sf_dpoly(pt_sf_lgamma_at1, 26, 1, x - 1.0);
-    if (x < 1.75) return pt_sf_dpoly(pt_sf_lgamma_at15 + 1, 18, 1, x - 1.5);
-    return pt_sf_dpoly(pt_sf_lgamma_at2, 16, 1, x - 2.0);
+    if (x < 1.25) return pt_sf_dpoly(pt_sf_lgamma_at1, 40, 1, x - 1.0);
+    if (x < 1.75) return pt_sf_dpoly(pt_sf_lgamma_at15 + 1, 31, 1, x - 1.5);
+    return pt_sf_dpoly(pt_sf_lgamma_at2, 30, 1, x - 2.0);
 }
 
 static inline double pt_sf_digamma_pos(double x)
@@ -314,10 +327,23 @@ static inline double pt_sf_erfinv_refine(double x, double y)
     return x;
 }
 
-/* x >= 0 with erfc(x) = c, for 0 < c <= 1. */
+static inline double pt_sf_erfcx(double x);
+
+/* x >= 0 with erfc(x) = c, for 0 < c <= 1. Above x ~ 1.4 (c < 0.05) Newton's method on
+ * log erfc(x) - log c, with log erfc(x) = log erfcx(x) - x^2 (no underflow down to the smallest
+ * subnormal c; log erfc is concave, so the steps approach the root from one side and converge
+ * quadratically: five steps from the guess's 2e-3); below, Halley's on erfc(x) - c. */
 static inline double pt_sf_erfcinv_tail(double c)
 {
     double x = pt_sf_erfinv_guess(log(c) + log(2.0 - c));
+    if (c < 0.05) {
+        const double lc = log(c);
+        for (int i = 0; i < 5; i++) {
+            const double e = pt_sf_erfcx(x);
+            x += (log(e) - x * x - lc) * 0.88622692545275801 * e; /* -g / g', g' = -2/(sqrt(pi) e) */
+        }
+        return x;
+    }
     for (int i = 0; i < 3; i++) {
         const double f = erfc(x) - c, fp = -1.1283791670955126 * exp(-x * x);
         x -= f / (fp + x * f);
@@ -350,6 +376,7 @@ static inline double pt_sf_ndtri(double p)
 static inline double pt_sf_erfcx(double x)
 {
     if (x != x) return x;
+    if (x == -INFINITY) return INFINITY;
     if (x < 26.0) {
         const double hi = x * x, lo = fma(x, x, -hi);
         return exp(hi) * (1.0 + lo) * erfc(x);
@@ -364,12 +391,21 @@ static inline double pt_sf_erfcx(double x)
     return s / (x * 1.7724538509055160);
 }
 
-/* torch's ndtr: (1 + erf(x / sqrt 2)) / 2 */
+/* log((1 + erf(x / sqrt 2)) / 2): log(erfcx(-t) / 2) - t^2 below -1, log1p(-erfc(t) / 2) above,
+ * t = x / sqrt 2. t is rounded (and 1/sqrt 2 too): the lost part d (with 1/sqrt 2's own error,
+ * -4.8336466567264567e-17) enters t^2 exactly and erfc(t) to first order, which erfc's relative
+ * sensitivity 2t^2 would otherwise turn into ~100 ulp at x = 10. */
 static inline double pt_sf_log_ndtr(double x)
 {
+    if (isinf(x)) return x > 0 ? -0.0 : -INFINITY; /* torch's -0 at +inf */
     const double t = x * 0.70710678118654752440;
-    if (x < -1.0) return log(pt_sf_erfcx(-t) / 2.0) - t * t;
-    return log1p(-erfc(t) / 2.0);
+    const double d = fma(x, 0.70710678118654752440, -t) + x * -4.8336466567264567e-17;
+    if (x < -1.0) {
+        const double sq = t * t, sq_lo = fma(t, t, -sq) + 2.0 * t * d;
+        return log(pt_sf_erfcx(-t) / 2.0) - sq - sq_lo;
+    }
+    const double c = erfc(t) - d * 1.1283791670955126 * exp(-t * t);
+    return log1p(-c / 2.0);
 }
 
 /* ---------------------------------------------------------------- modified Bessel I0, I1 */
@@ -415,7 +451,7 @@ static inline double pt_sf_i0(double x)
 {
     const double a = fabs(x);
     if (a < PT_SF_BESSEL_SERIES_LIMIT) return pt_sf_bessel_i_series(x, 0);
-    if (a == INFINITY) return INFINITY;
+    if (a == INFINITY) return NAN; /* torch's value (its Chebyshev form gives inf * 0) */
     return pt_sf_unscale(pt_sf_bessel_ie_asym(a, 0), a); /* nan passes */
 }
 
@@ -431,7 +467,7 @@ static inline double pt_sf_i1(double x)
 {
     const double a = fabs(x);
     if (a < PT_SF_BESSEL_SERIES_LIMIT) return pt_sf_bessel_i_series(x, 1);
-    if (a == INFINITY) return x;
+    if (a == INFINITY) return NAN; /* torch's value, as i0's */
     return copysign(pt_sf_unscale(pt_sf_bessel_ie_asym(a, 1), a), x);
 }
 
