@@ -58,7 +58,8 @@ pt_tensor *pt_ag_zeta_self_scalar_backward(const pt_tensor *grad, const pt_scala
     arena ar = {0};
     pt_tensor *z, *g, *r;
     const double s = scalar_value(self);
-    const pt_scalar s1 = {PT_SCALAR_FLOAT, 0, s + 1.0, 0.0}, minus_s = {PT_SCALAR_FLOAT, 0, -s, 0.0};
+    const pt_scalar s1 = {PT_SCALAR_FLOAT, 0, s + 1.0, 0.0};
+    const pt_scalar minus_s = {PT_SCALAR_FLOAT, 0, -s, 0.0};
     K(z, pt_call_special_zeta_self_scalar(&s1, other));
     K(g, pt_call_mul_Scalar(grad, &minus_s));
     K(r, pt_call_mul_Tensor(g, z));

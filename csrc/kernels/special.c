@@ -6,9 +6,9 @@
  * Note [special dtypes]
  *   The functions of one tensor compute in self's dtype, integers and bool in the default float
  *   dtype (torch's int-to-float promotion); float16 and bfloat16 in float32, rounded once.
- *   xlogy and xlog1py promote their two inputs and then integers to float, as torch's
- *   binary_float_op; igamma, igammac and zeta promote without the int-to-float step, so torch
- *   refuses integer pairs (`"igamma_cpu" not implemented for 'Long'`). Complex inputs are refused
+ *   xlogy, xlog1py and zeta promote their two inputs and then integers to float, as torch's
+ *   binary_float_op; igamma and igammac promote without the int-to-float step, so torch refuses
+ *   integer pairs (`"igamma_cpu" not implemented for 'Long'`). Complex inputs are refused
  *   with torch's kernel names, except for sinc, which has complex loops as torch's does.
  */
 #include "special.h"
@@ -218,4 +218,4 @@ SF_BINARY_INPLACE(igamma)
 SF_BINARY_OPS(IGAMMAC, igammac, "igammac_cpu", 0)
 SF_BINARY_INPLACE(igammac)
 SF_BINARY_OPS(XLOG1PY, special_xlog1py, "xlog1py_cpu", PT_ITER_INT_TO_FLOAT)
-SF_BINARY_OPS(ZETA, special_zeta, "zeta_cpu", 0)
+SF_BINARY_OPS(ZETA, special_zeta, "zeta_cpu", PT_ITER_INT_TO_FLOAT)

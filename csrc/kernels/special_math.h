@@ -29,11 +29,17 @@
  *            expansion for large a: a > 1e6 loses accuracy, Note [special accuracy]).
  *
  * Note [special accuracy]
- * Measured by tests/py/test_special.py against mpmath at 30 digits (max ulp error of the float32
- * loop over a dense sample of float32 arguments; of the float64 loop over 20000 arguments):
- * see the bounds asserted there, which are the measurements rounded up. The incomplete gamma
- * ratios lose relative accuracy as a grows (the prefactor x^a e^-x / Gamma(a) is formed from
- * logarithms of size a): about a * 1e-16, so float32 results hold to a ~ 1e6.
+ * Measured by tests/py/test_special.py against mpmath at 60 digits (max ulp error over 1000-3500
+ * random arguments per function and dtype, spread over the ranges that test names). The float32
+ * loops measured 0.5 ulp for every function (correctly rounded; 1 is asserted for double
+ * rounding). The float64 loops: lgamma 1.8, digamma 2.2, trigamma 5.2, polygamma(3) 6.2,
+ * erfinv 1.6, ndtri 2.2, erfcx 3.8, log_ndtr 2.7, sinc 2.2, zeta 4.4, i0e 4.5, i1e 2.7, and i0, i1
+ * 11.5 (the power series' products round once per term below |x| = 25). The lgamma and digamma
+ * bounds hold away from their negative roots, where the reflection formula leaves an absolute
+ * error of about 1e-16 (as torch's). The incomplete gamma ratios lose relative accuracy as a
+ * grows (the prefactor x^a e^-x / Gamma(a) is formed from logarithms of size a): 1500 ulp
+ * (3e-13) measured at a <= 200 in float64, still 0.5 ulp in float32; float32 results hold to
+ * a ~ 1e6.
  */
 #ifndef PT_KERNELS_SPECIAL_MATH_H
 #define PT_KERNELS_SPECIAL_MATH_H
@@ -99,7 +105,10 @@ static const double pt_sf_lgamma_at2[30] = {
     3.1044247747322276e-11};
 
 /* log Gamma(1 + z) for |z| <= 1/4, z itself exact (no rounding of 1 + z). */
-static inline double pt_sf_lgamma1p_small(double z) { return z * pt_sf_poly(pt_sf_lgamma_at1, 40, z); }
+static inline double pt_sf_lgamma1p_small(double z)
+{
+    return z * pt_sf_poly(pt_sf_lgamma_at1, 40, z);
+}
 
 /* log Gamma(x) for x in [0.75, 2.25]. */
 static inline double pt_sf_lgamma_core(double x)
@@ -340,7 +349,8 @@ static inline double pt_sf_erfcinv_tail(double c)
         const double lc = log(c);
         for (int i = 0; i < 5; i++) {
             const double e = pt_sf_erfcx(x);
-            x += (log(e) - x * x - lc) * 0.88622692545275801 * e; /* -g / g', g' = -2/(sqrt(pi) e) */
+            /* -g / g' with g' = -2 / (sqrt(pi) erfcx(x)) */
+            x += (log(e) - x * x - lc) * 0.88622692545275801 * e;
         }
         return x;
     }
@@ -356,7 +366,10 @@ static inline double pt_sf_erfinv(double y)
     const double a = fabs(y);
     if (!(a < 1.0)) return a == 1.0 ? copysign(INFINITY, y) : NAN;
     if (a == 0.0) return y;
-    if (a < 0.5) return pt_sf_erfinv_refine(pt_sf_erfinv_guess(log1p(-y * y)) * (y < 0 ? -1 : 1), y);
+    if (a < 0.5) {
+        const double guess = pt_sf_erfinv_guess(log1p(-y * y));
+        return pt_sf_erfinv_refine(y < 0 ? -guess : guess, y);
+    }
     return copysign(pt_sf_erfcinv_tail(1.0 - a), y);
 }
 
