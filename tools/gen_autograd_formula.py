@@ -167,6 +167,13 @@ HELPERS = {
     # nn: bag (csrc/autograd/functions_nn_bag.c)
     "embedding_bag_backward": ("pt_ag_embedding_bag_backward",
                                ["T", "T", "T", "T", "T", "T", "L", "B", "I", "B", "T?", "I"], "T"),
+
+    # special functions (csrc/autograd/functions_special.c)
+    "not_implemented": ("pt_ag_not_implemented", ["str"], "T"),
+    "mvlgamma_backward": ("pt_ag_mvlgamma_backward", ["T", "T", "I"], "T"),
+    "zero_where_self_zero_unless_above": ("pt_ag_zero_where_self_zero_unless_above",
+                                          ["T", "T", "S", "D"], "T"),
+    "zeta_self_scalar_backward": ("pt_ag_zeta_self_scalar_backward", ["T", "S", "T"], "T"),
 }
 
 

@@ -314,4 +314,12 @@ pt_tensor *pt_ag_embedding_bag_backward(const pt_tensor *grad, const pt_tensor *
                                         int32_t scale_grad_by_freq, int64_t mode, int32_t sparse,
                                         const pt_tensor *per_sample_weights, int64_t padding_idx);
 
+/* special functions (functions_special.c) */
+pt_tensor *pt_ag_not_implemented(const char *what);
+pt_tensor *pt_ag_mvlgamma_backward(const pt_tensor *grad, const pt_tensor *self, int64_t p);
+pt_tensor *pt_ag_zero_where_self_zero_unless_above(const pt_tensor *term, const pt_tensor *self,
+                                                   const pt_scalar *other, double bound);
+pt_tensor *pt_ag_zeta_self_scalar_backward(const pt_tensor *grad, const pt_scalar *self,
+                                           const pt_tensor *other);
+
 #endif
