@@ -36,6 +36,7 @@ COMPLEX_DIFFERENTIABLE = frozenset("""
     index_select gather take masked_select masked_fill where scatter scatter_add index index_put
     cat stack fill zero copy
     _conj_physical conj_physical view_as_real view_as_complex angle polar complex
+    _fft_c2c _fft_r2c _fft_c2r constant_pad_nd
 """.split())
 
 

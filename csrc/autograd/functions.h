@@ -314,4 +314,13 @@ pt_tensor *pt_ag_embedding_bag_backward(const pt_tensor *grad, const pt_tensor *
                                         int32_t scale_grad_by_freq, int64_t mode, int32_t sparse,
                                         const pt_tensor *per_sample_weights, int64_t padding_idx);
 
+/* fft (functions_fft.c) */
+pt_tensor *pt_ag_fft_c2c_backward(const pt_tensor *grad, int32_t nd, const int64_t *dim,
+                                  int64_t normalization, int32_t forward);
+pt_tensor *pt_ag_fft_r2c_backward(const pt_tensor *grad, int32_t nd, const int64_t *dim,
+                                  int64_t normalization, int32_t onesided, int32_t ns,
+                                  const int64_t *self_sizes);
+pt_tensor *pt_ag_fft_c2r_backward(const pt_tensor *grad, int32_t nd, const int64_t *dim,
+                                  int64_t normalization);
+
 #endif
