@@ -26,6 +26,16 @@
 
 static void FN(pass2)(int64_t m, int64_t s, const FT *tw, const FT *x, FT *restrict y)
 {
+    if (s == 1) {
+        for (int64_t p = 0; p < m; p++) {
+            const FT ar = x[2 * p], ai = x[2 * p + 1], br = x[2 * (p + m)],
+                     bi = x[2 * (p + m) + 1];
+            y[4 * p] = ar + br;
+            y[4 * p + 1] = ai + bi;
+            PT_FFT_TWIDDLE(y + 4 * p + 2, ar - br, ai - bi, tw + 2 * p);
+        }
+        return;
+    }
     for (int64_t p = 0; p < m; p++) {
         const FT *a0 = x + 2 * s * p, *a1 = x + 2 * s * (p + m);
         FT *restrict b0 = y + 2 * s * (2 * p), *restrict b1 = b0 + 2 * s;
@@ -63,6 +73,25 @@ static void FN(pass3)(int64_t m, int64_t s, int sign, const FT *tw, const FT *x,
 static void FN(pass4)(int64_t m, int64_t s, int sign, const FT *tw, const FT *x, FT *restrict y)
 {
     const FT g = (FT)sign; /* the 4th root of unity is sign * i */
+    if (s == 1) {
+        /* the first pass: one butterfly per p, so the loop over p is the one to vectorize */
+        for (int64_t p = 0; p < m; p++) {
+            const FT *a0 = x + 2 * p, *a1 = x + 2 * (p + m), *a2 = x + 2 * (p + 2 * m),
+                     *a3 = x + 2 * (p + 3 * m);
+            FT *restrict b = y + 8 * p;
+            const FT *w = tw + 6 * p;
+            const FT t0r = a0[0] + a2[0], t0i = a0[1] + a2[1];
+            const FT t1r = a0[0] - a2[0], t1i = a0[1] - a2[1];
+            const FT t2r = a1[0] + a3[0], t2i = a1[1] + a3[1];
+            const FT t3r = -g * (a1[1] - a3[1]), t3i = g * (a1[0] - a3[0]);
+            b[0] = t0r + t2r;
+            b[1] = t0i + t2i;
+            PT_FFT_TWIDDLE(b + 2, t1r + t3r, t1i + t3i, w);
+            PT_FFT_TWIDDLE(b + 4, t0r - t2r, t0i - t2i, w + 2);
+            PT_FFT_TWIDDLE(b + 6, t1r - t3r, t1i - t3i, w + 4);
+        }
+        return;
+    }
     for (int64_t p = 0; p < m; p++) {
         const FT *a0 = x + 2 * s * p, *a1 = x + 2 * s * (p + m), *a2 = x + 2 * s * (p + 2 * m),
                  *a3 = x + 2 * s * (p + 3 * m);
@@ -116,35 +145,58 @@ static void FN(pass5)(int64_t m, int64_t s, int sign, const FT *tw, const FT *x,
     }
 }
 
-/* Any radix r <= PT_FFT_MAX_RADIX: the direct r-point DFT with the pass's roots. */
+/* Note [generic odd radix]
+ * An odd prime radix r without a butterfly of its own pairs the inputs t and r - t: with
+ * S_t = a_t + a_{r-t}, D_t = a_t - a_{r-t} and w^k = c_k + i s_k (s_k signed by the direction),
+ * b_u = a_0 + sum_t S_t c_{tu} + i sum_t D_t s_{tu} and b_{r-u} the same with - i, t, u in
+ * 1..(r-1)/2: real coefficients times complex vectors, a quarter of the direct DFT's flops. The
+ * vectors run over a block of PT_FFT_QBLOCK values of q (interleaved, unit stride), so the
+ * multiply-adds vectorize whatever r is (PT_FFT_QBLOCK: fft_kernels.c). */
+
 static void FN(pass_generic)(int r, int64_t m, int64_t s, const FT *roots, const FT *tw,
                              const FT *x, FT *restrict y)
 {
-    FT vr[PT_FFT_MAX_RADIX], vi[PT_FFT_MAX_RADIX];
+    const int hr = (r - 1) / 2;
+    FT sum[(PT_FFT_MAX_RADIX - 1) / 2][2 * PT_FFT_QBLOCK];
+    FT dif[(PT_FFT_MAX_RADIX - 1) / 2][2 * PT_FFT_QBLOCK];
+    FT re[2 * PT_FFT_QBLOCK], im[2 * PT_FFT_QBLOCK];
     for (int64_t p = 0; p < m; p++) {
         const FT *w = tw + 2 * (r - 1) * p;
-        for (int64_t q = 0; q < s; q++) {
-            for (int t = 0; t < r; t++) {
-                const FT *a = x + 2 * (q + s * (p + t * m));
-                vr[t] = a[0];
-                vi[t] = a[1];
+        for (int64_t q0 = 0; q0 < s; q0 += PT_FFT_QBLOCK) {
+            const int64_t len = 2 * (s - q0 < PT_FFT_QBLOCK ? s - q0 : PT_FFT_QBLOCK);
+            const FT *a0 = x + 2 * (q0 + s * p);
+            FT *b0 = y + 2 * (q0 + s * (r * p));
+            for (int64_t j = 0; j < len; j++) b0[j] = a0[j];
+            for (int t = 1; t <= hr; t++) {
+                const FT *at = x + 2 * (q0 + s * (p + t * m));
+                const FT *ar = x + 2 * (q0 + s * (p + (r - t) * m));
+                for (int64_t j = 0; j < len; j++) {
+                    sum[t - 1][j] = at[j] + ar[j];
+                    dif[t - 1][j] = at[j] - ar[j];
+                    b0[j] += sum[t - 1][j];
+                }
             }
-            for (int u = 0; u < r; u++) {
-                FT br = 0, bi = 0;
+            for (int u = 1; u <= hr; u++) {
+                for (int64_t j = 0; j < len; j++) {
+                    re[j] = a0[j];
+                    im[j] = 0;
+                }
                 int k = 0; /* t * u mod r */
-                for (int t = 0; t < r; t++) {
-                    const FT wr = roots[2 * k], wi = roots[2 * k + 1];
-                    br += vr[t] * wr - vi[t] * wi;
-                    bi += vr[t] * wi + vi[t] * wr;
+                for (int t = 1; t <= hr; t++) {
                     k += u;
                     if (k >= r) k -= r;
+                    const FT c = roots[2 * k], sn = roots[2 * k + 1];
+                    for (int64_t j = 0; j < len; j++) {
+                        re[j] += sum[t - 1][j] * c;
+                        im[j] += dif[t - 1][j] * sn;
+                    }
                 }
-                FT *b = y + 2 * (q + s * (r * p + u));
-                if (u == 0) {
-                    b[0] = br;
-                    b[1] = bi;
-                } else {
-                    PT_FFT_TWIDDLE(b, br, bi, w + 2 * (u - 1));
+                FT *bu = y + 2 * (q0 + s * (r * p + u)), *bv = y + 2 * (q0 + s * (r * p + r - u));
+                const FT *wu = w + 2 * (u - 1), *wv = w + 2 * (r - u - 1);
+                for (int64_t j = 0; j < len; j += 2) {
+                    /* b_u = re + i im, b_{r-u} = re - i im */
+                    PT_FFT_TWIDDLE(bu + j, re[j] - im[j + 1], re[j + 1] + im[j], wu);
+                    PT_FFT_TWIDDLE(bv + j, re[j] + im[j + 1], re[j + 1] - im[j], wv);
                 }
             }
         }
@@ -224,6 +276,16 @@ static void FN(c2c)(const pt_fft_plan *pl, FT *data, FT *work, FT scale)
     }
 }
 
+/* The transform of data by a complex plan, left in data or work: the buffer holding it. */
+static FT *FN(c2c_any)(const pt_fft_plan *pl, FT *data, FT *work)
+{
+    if (pl->conv_n) {
+        FN(bluestein)(pl, data, work, 1);
+        return data;
+    }
+    return FN(stockham)(pl, data, work);
+}
+
 /* Note [real transforms by half-length complex transforms]
  * For even n = 2h the samples paired as z_j = x_{2j} + i x_{2j+1} have the transform Z of h
  * points; with E_k, O_k the transforms of the even and odd samples, Z_k = E_k + i O_k and
@@ -238,18 +300,21 @@ static void FN(r2c)(const pt_fft_plan *pl, const FT *in, FT *out, FT *work, FT s
             work[2 * j] = in[j];
             work[2 * j + 1] = 0;
         }
-        FN(c2c)(pl->inner, work, work + 2 * n, 1);
-        for (int64_t k = 0; k <= 2 * (n / 2) + 1; k++) out[k] = scale * work[k];
+        const FT *z = FN(c2c_any)(pl->inner, work, work + 2 * n);
+        for (int64_t k = 0; k <= 2 * (n / 2) + 1; k++) out[k] = scale * z[k];
         return;
     }
     const int64_t h = n / 2;
     const FT *rt = (const FT *)pl->real_twiddle;
     memcpy(work, in, sizeof(FT) * (size_t)n);
-    FN(c2c)(pl->inner, work, work + 2 * h, 1);
+    const FT *z = FN(c2c_any)(pl->inner, work, work + 2 * h);
+    out[0] = scale * (z[0] + z[1]);
+    out[1] = 0;
+    out[2 * h] = scale * (z[0] - z[1]);
+    out[2 * h + 1] = 0;
     const FT half = (FT)0.5 * scale;
-    for (int64_t k = 0; k <= h; k++) {
-        const int64_t a = k == h ? 0 : k, b = k == 0 ? 0 : h - k;
-        const FT zr = work[2 * a], zi = work[2 * a + 1], cr = work[2 * b], ci = -work[2 * b + 1];
+    for (int64_t k = 1; k < h; k++) {
+        const FT zr = z[2 * k], zi = z[2 * k + 1], cr = z[2 * (h - k)], ci = -z[2 * (h - k) + 1];
         const FT er = zr + cr, ei = zi + ci;   /* 2 E_k */
         const FT or_ = zi - ci, oi = cr - zr;  /* 2 O_k = -i (Z_k - conj Z_{h-k}) */
         const FT wr = rt[2 * k], wi = rt[2 * k + 1];
@@ -270,15 +335,18 @@ static void FN(c2r)(const pt_fft_plan *pl, const FT *in, FT *out, FT *work, FT s
             work[2 * (n - k)] = in[2 * k];
             work[2 * (n - k) + 1] = -in[2 * k + 1];
         }
-        FN(c2c)(pl->inner, work, work + 2 * n, 1);
-        for (int64_t j = 0; j < n; j++) out[j] = scale * work[2 * j];
+        const FT *z = FN(c2c_any)(pl->inner, work, work + 2 * n);
+        for (int64_t j = 0; j < n; j++) out[j] = scale * z[2 * j];
         return;
     }
     const int64_t h = n / 2;
     const FT *rt = (const FT *)pl->real_twiddle;
-    for (int64_t k = 0; k < h; k++) {
-        const FT xr = in[2 * k], xi = k == 0 ? 0 : in[2 * k + 1];
-        const FT cr = in[2 * (h - k)], ci = k == 0 ? 0 : -in[2 * (h - k) + 1];
+    /* k = 0 pairs bins 0 and h, whose imaginary parts are ignored */
+    work[0] = in[0] + in[2 * h];
+    work[1] = in[0] - in[2 * h];
+    for (int64_t k = 1; k < h; k++) {
+        const FT xr = in[2 * k], xi = in[2 * k + 1];
+        const FT cr = in[2 * (h - k)], ci = -in[2 * (h - k) + 1];
         const FT sr = xr + cr, si = xi + ci;
         const FT dr0 = xr - cr, di0 = xi - ci;
         const FT wr = rt[2 * k], wi = -rt[2 * k + 1]; /* e^{+2 pi i k / n} */
@@ -286,8 +354,8 @@ static void FN(c2r)(const pt_fft_plan *pl, const FT *in, FT *out, FT *work, FT s
         work[2 * k] = sr - di;
         work[2 * k + 1] = si + dr;
     }
-    FN(c2c)(pl->inner, work, work + 2 * h, 1);
-    for (int64_t j = 0; j < n; j++) out[j] = scale * work[j];
+    const FT *z = FN(c2c_any)(pl->inner, work, work + 2 * h);
+    for (int64_t j = 0; j < n; j++) out[j] = scale * z[j];
 }
 
 #undef FN

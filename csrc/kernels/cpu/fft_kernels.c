@@ -10,6 +10,11 @@
 
 #include "fft.h"
 
+/* The block of q values a generic radix pass works on (Note [generic odd radix] in fft_impl.h):
+ * 32 complex numbers are 4 AVX-512 vectors of float, and its (r - 1) half-sums and differences
+ * (at most 60 blocks, 15 KiB of double) stay in the L1 cache. */
+enum { PT_FFT_QBLOCK = 32 };
+
 #define FT float
 #define SUF f4
 #include "fft_impl.h"
