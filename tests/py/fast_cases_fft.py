@@ -1,5 +1,5 @@
 """Thunk cases of the fft family (tests/py/test_fast_paths.py reads CASES): the primitives
-_fft_c2c, _fft_r2c, _fft_c2r and the torch.fft functions, with sizes that take the mixed-radix
+_fft_c2c, _fft_r2c, _fft_c2r, the torch.fft functions and the window factories, with sizes that take the mixed-radix
 and Bluestein paths."""
 import pytensor
 
@@ -34,4 +34,17 @@ CASES = {
     "fft_rfftfreq": (lambda: (8,), ""),
     "fft_fftshift": (lambda: (_r(3, 4),), ""),
     "fft_ifftshift": (lambda: (_r(5),), ""),
+    "hann_window": (lambda: (8,), ""),
+    "hann_window_periodic": (lambda: (7, False), ""),
+    "hamming_window": (lambda: (5,), ""),
+    "hamming_window_periodic": (lambda: (6, True), ""),
+    "hamming_window_periodic_alpha": (lambda: (6, False, 0.6), ""),
+    "hamming_window_periodic_alpha_beta": (lambda: (6, True, 0.6, 0.3), ""),
+    "blackman_window": (lambda: (9,), ""),
+    "blackman_window_periodic": (lambda: (9, False), ""),
+    "bartlett_window": (lambda: (4,), ""),
+    "bartlett_window_periodic": (lambda: (5, False), ""),
+    "kaiser_window": (lambda: (10,), ""),
+    "kaiser_window_periodic": (lambda: (10, False), ""),
+    "kaiser_window_beta": (lambda: (10, True, 4.5), ""),
 }

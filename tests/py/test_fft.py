@@ -387,3 +387,68 @@ def test_error_messages_match_torch():
         with pytest.raises(type(want.value)) as got:
             case(pytensor)
         assert str(got.value).split("\n")[0] == str(want.value).split("\n")[0]
+
+
+# ---------------------------------------------------------------- window functions
+def _windows_numpy(name, L, periodic, *params):
+    """The closed forms, from numpy (numpy's windows are the symmetric ones: a periodic window
+    is the symmetric window of L + 1 points without its last)."""
+    N = L + 1 if periodic else L
+    if L == 0:
+        return np.zeros(0)
+    if L == 1:
+        return np.ones(1)
+    if name == "hann_window":
+        w = np.hanning(N)
+    elif name == "hamming_window":
+        alpha, beta = (params + (0.54, 0.46)[len(params):]) if params else (0.54, 0.46)
+        w = alpha - beta * np.cos(2 * np.pi * np.arange(N) / (N - 1))
+    elif name == "blackman_window":
+        w = np.blackman(N)
+    elif name == "bartlett_window":
+        w = np.bartlett(N)
+    else:
+        w = np.kaiser(N, params[0] if params else 12.0)
+    return w[:L]
+
+
+@pytest.mark.parametrize("name", ["hann_window", "hamming_window", "blackman_window",
+                                  "bartlett_window", "kaiser_window"])
+@pytest.mark.parametrize("L", [0, 1, 2, 5, 16, 101])
+@pytest.mark.parametrize("periodic", [True, False])
+def test_windows_against_numpy(name, L, periodic):
+    fn = getattr(pytensor, name)
+    w = fn(L, periodic, dtype=pytensor.float64)
+    assert w.dtype == pytensor.float64 and w.shape == (L,)
+    assert np.allclose(w.numpy(), _windows_numpy(name, L, periodic), atol=1e-12)
+    assert fn(L).dtype == pytensor.float32
+    assert np.allclose(fn(L).numpy(), _windows_numpy(name, L, True), atol=1e-6)
+
+
+def test_window_parameters_and_out():
+    w = pytensor.hamming_window(9, False, 0.6, 0.3, dtype=pytensor.float64)
+    assert np.allclose(w.numpy(), _windows_numpy("hamming_window", 9, False, 0.6, 0.3))
+    w = pytensor.kaiser_window(9, False, 5.0, dtype=pytensor.float64)
+    assert np.allclose(w.numpy(), np.kaiser(9, 5.0), atol=1e-12)
+    out = pytensor.empty(0, dtype=pytensor.float64)
+    assert pytensor.hann_window(6, out=out) is out
+    assert np.allclose(out.numpy(), np.hanning(7)[:6])
+
+
+def test_window_bad_input():
+    with pytest.raises(RuntimeError, match="hann_window expects floating point dtypes"):
+        pytensor.hann_window(5, dtype=pytensor.int64)
+    with pytest.raises(RuntimeError, match="requires non-negative window_length, got "
+                                           "window_length=-1"):
+        pytensor.blackman_window(-1)
+
+
+@requires_torch
+@pytest.mark.parametrize("name", ["hann_window", "hamming_window", "blackman_window",
+                                  "bartlett_window", "kaiser_window"])
+def test_windows_match_torch(name):
+    for L in (0, 1, 7, 64):
+        for periodic in (True, False):
+            got = getattr(pytensor, name)(L, periodic, dtype=pytensor.float64).numpy()
+            want = getattr(torch, name)(L, periodic, dtype=torch.float64).numpy()
+            assert np.allclose(got, want, atol=1e-12)
