@@ -452,3 +452,83 @@ def test_windows_match_torch(name):
             got = getattr(pytensor, name)(L, periodic, dtype=pytensor.float64).numpy()
             want = getattr(torch, name)(L, periodic, dtype=torch.float64).numpy()
             assert np.allclose(got, want, atol=1e-12)
+
+
+# ---------------------------------------------------------------- stft
+def _stft_numpy(x, n_fft, hop, win, center, pad_mode, normalized, onesided):
+    """The definition: frames of the (padded) signal times the window, transformed."""
+    if center:
+        p = n_fft // 2
+        x = np.pad(x, [(0, 0)] * (x.ndim - 1) + [(p, p)], mode=pad_mode)
+    left = (n_fft - len(win)) // 2
+    w = np.zeros(n_fft, dtype=win.dtype)
+    w[left:left + len(win)] = win
+    n_frames = 1 + (x.shape[-1] - n_fft) // hop
+    frames = np.stack([x[..., i * hop:i * hop + n_fft] * w for i in range(n_frames)], axis=-2)
+    spec = np.fft.rfft(frames, axis=-1) if onesided else np.fft.fft(frames, axis=-1)
+    if normalized:
+        spec = spec / np.sqrt(n_fft)
+    return np.swapaxes(spec, -1, -2)
+
+
+@pytest.mark.parametrize("kw", [
+    dict(), dict(center=False), dict(hop_length=5, win_length=12), dict(normalized=True),
+    dict(onesided=False), dict(pad_mode="constant"), dict(win_length=9, center=False),
+])
+@pytest.mark.parametrize("batch", [False, True])
+def test_stft_against_numpy(kw, batch):
+    x = _rand((3, 120) if batch else (120,), np.float64, seed=20)
+    n_fft = 16
+    win_length = kw.get("win_length", n_fft)
+    win = np.hanning(win_length + 1)[:-1]
+    got = pytensor.stft(pytensor.from_numpy(x), n_fft, window=pytensor.from_numpy(win),
+                        return_complex=True, **kw)
+    want = _stft_numpy(x, n_fft, kw.get("hop_length", n_fft // 4), win, kw.get("center", True),
+                       {"constant": "constant"}.get(kw.get("pad_mode"), "reflect"),
+                       kw.get("normalized", False), kw.get("onesided", True))
+    _close(_np(got), want, n_fft, np.float64)
+    pair = pytensor.from_numpy(x).stft(n_fft, window=pytensor.from_numpy(win),
+                                       return_complex=False, **kw)
+    assert pair.shape == tuple(want.shape) + (2,)
+
+
+def test_stft_complex_input_and_gradient():
+    x = _rand((64,), np.complex128, seed=21)
+    got = pytensor.stft(pytensor.from_numpy(x), 8)
+    assert got.dtype == pytensor.complex128
+    _close(_np(got), _stft_numpy(x, 8, 2, np.ones(8), True, "reflect", False, False), 8,
+           np.float64)
+    r = pytensor.from_numpy(_rand((40,), np.float64, seed=22)).requires_grad_(True)
+    win = pytensor.hann_window(8, dtype=pytensor.float64)
+    assert gradcheck(lambda t: pytensor.view_as_real(pytensor.stft(t, 8, window=win,
+                                                                   return_complex=True)), (r,))
+
+
+@pytest.mark.parametrize("call,msg", [
+    (lambda x: pytensor.stft(x, 16), "stft requires the return_complex parameter be given"),
+    (lambda x: pytensor.stft(x, 0, return_complex=True), "expected 0 < n_fft < 100"),
+    (lambda x: pytensor.stft(x, 16, hop_length=0, return_complex=True),
+     "expected hop_length > 0, but got hop_length=0"),
+    (lambda x: pytensor.stft(x, 16, win_length=20, return_complex=True),
+     "expected 0 < win_length <= n_fft, but got win_length=20"),
+    (lambda x: pytensor.stft(x, 16, window=pytensor.ones(5), return_complex=True),
+     "expected a 1D window tensor of size equal to win_length=16"),
+    (lambda x: pytensor.stft(x, 16, onesided=True, return_complex=True,
+                             window=pytensor.ones(16, dtype=pytensor.complex64)),
+     "Cannot have onesided output if window or input is complex"),
+])
+def test_stft_bad_input(call, msg):
+    with pytest.raises(RuntimeError, match=msg):
+        call(pytensor.randn(100))
+
+
+@requires_torch
+def test_stft_matches_torch():
+    x = _rand((2, 100), np.float64, seed=23)
+    for kw in (dict(), dict(center=False, hop_length=3), dict(win_length=10, normalized=True),
+               dict(onesided=False, pad_mode="replicate")):
+        got = pytensor.stft(pytensor.from_numpy(x), 16, window=pytensor.hann_window(
+            kw.get("win_length", 16), dtype=pytensor.float64), return_complex=True, **kw)
+        want = torch.stft(torch.from_numpy(x), 16, window=torch.hann_window(
+            kw.get("win_length", 16), dtype=torch.float64), return_complex=True, **kw)
+        _close(_np(got), want.numpy(), 16, np.float64)
