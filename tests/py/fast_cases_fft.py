@@ -1,5 +1,5 @@
 """Thunk cases of the fft family (tests/py/test_fast_paths.py reads CASES): the primitives
-_fft_c2c, _fft_r2c, _fft_c2r, the torch.fft functions, the window factories and stft, with sizes that take the mixed-radix
+_fft_c2c, _fft_r2c, _fft_c2r, the torch.fft functions, the window factories, stft and istft, with sizes that take the mixed-radix
 and Bluestein paths."""
 import pytensor
 
@@ -48,4 +48,5 @@ CASES = {
     "kaiser_window_periodic": (lambda: (10, False), ""),
     "kaiser_window_beta": (lambda: (10, True, 4.5), ""),
     "stft": (lambda: (_z(40), 8), ""),
+    "istft": (lambda: (_z(5, 11), 8), ""),
 }

@@ -532,3 +532,60 @@ def test_stft_matches_torch():
         want = torch.stft(torch.from_numpy(x), 16, window=torch.hann_window(
             kw.get("win_length", 16), dtype=torch.float64), return_complex=True, **kw)
         _close(_np(got), want.numpy(), 16, np.float64)
+
+
+# ---------------------------------------------------------------- istft
+@pytest.mark.parametrize("kw", [dict(), dict(hop_length=5, win_length=12), dict(normalized=True),
+                                dict(onesided=False), dict(length=90), dict(length=100)])
+@pytest.mark.parametrize("batch", [False, True])
+def test_istft_inverts_stft(kw, batch):
+    x = _rand((3, 100) if batch else (100,), np.float64, seed=24)
+    win = pytensor.hann_window(kw.get("win_length", 16), dtype=pytensor.float64)
+    skw = {k: v for k, v in kw.items() if k != "length"}
+    spec = pytensor.stft(pytensor.from_numpy(x), 16, window=win, return_complex=True, **skw)
+    y = pytensor.istft(spec, 16, window=win, **kw).numpy()
+    n = kw.get("length", 100)
+    want = np.zeros(x.shape[:-1] + (n,))
+    want[..., :min(n, 100)] = x[..., :min(n, 100)]
+    assert y.shape == want.shape and np.abs(y - want).max() < 1e-12
+
+
+def test_istft_complex_and_method():
+    x = _rand((64,), np.complex128, seed=25)
+    spec = pytensor.stft(pytensor.from_numpy(x), 16, window=pytensor.hann_window(
+        16, dtype=pytensor.float64))
+    y = spec.istft(16, window=pytensor.hann_window(16, dtype=pytensor.float64),
+                   return_complex=True)
+    assert y.dtype == pytensor.complex128 and np.abs(_np(y) - x).max() < 1e-12
+
+
+def test_istft_gradient():
+    spec = pytensor.stft(pytensor.from_numpy(_rand((40,), np.float64, seed=26)), 8,
+                         window=pytensor.hann_window(8, dtype=pytensor.float64),
+                         return_complex=True).requires_grad_(True)
+    win = pytensor.hann_window(8, dtype=pytensor.float64)
+    assert gradcheck(lambda s: pytensor.istft(s, 8, window=win), (spec,))
+
+
+def test_istft_bad_input():
+    spec = pytensor.stft(pytensor.randn(100), 16, return_complex=True)
+    with pytest.raises(RuntimeError, match="istft requires a complex-valued input tensor"):
+        pytensor.istft(spec.real, 16)
+    with pytest.raises(RuntimeError, match="expected the frequency dimension"):
+        pytensor.istft(spec, 16, onesided=False)
+    with pytest.raises(RuntimeError, match="Cannot have onesided output"):
+        pytensor.istft(spec, 16, return_complex=True)
+    with pytest.raises(RuntimeError, match="window overlap add min"):
+        pytensor.istft(spec, 16, window=pytensor.hann_window(16), center=False)
+
+
+@requires_torch
+def test_istft_matches_torch():
+    x = _rand((2, 100), np.float64, seed=27)
+    win = np.hanning(17)[:-1]
+    spec = torch.stft(torch.from_numpy(x), 16, window=torch.from_numpy(win), return_complex=True)
+    for kw in (dict(), dict(length=95), dict(normalized=False, length=120)):
+        want = torch.istft(spec, 16, window=torch.from_numpy(win), **kw).numpy()
+        got = pytensor.istft(pytensor.from_numpy(spec.numpy()), 16,
+                             window=pytensor.from_numpy(win), **kw).numpy()
+        assert got.shape == want.shape and np.abs(got - want).max() < 1e-12
