@@ -111,6 +111,11 @@ HELPERS = {
                                       ["T", "T", "T", "I", "I", "B"], "T"),
     "channel_shuffle_backward": ("pt_ag_channel_shuffle_backward", ["T", "I"], "T"),
 
+    # fft (csrc/autograd/functions_fft.c)
+    "fft_c2c_backward": ("pt_ag_fft_c2c_backward", ["T", "L", "I", "B"], "T"),
+    "fft_r2c_backward": ("pt_ag_fft_r2c_backward", ["T", "L", "I", "B", "L"], "T"),
+    "fft_c2r_backward": ("pt_ag_fft_c2r_backward", ["T", "L", "I"], "T"),
+
     # nn losses (csrc/autograd/functions_nn_loss.c)
     "mse_loss_double_backward": ("pt_ag_mse_loss_double_backward", ["T", "T", "I"], "T"),
     "smooth_l1_loss_double_backward": ("pt_ag_smooth_l1_loss_double_backward",

@@ -38,6 +38,7 @@ COMPLEX_DIFFERENTIABLE = frozenset("""
     _conj_physical conj_physical view_as_real view_as_complex angle polar complex
     acosh asinh atanh arccos arcsin arctan arccosh arcsinh arctanh negative subtract multiply
     logaddexp addcmul addcdiv lerp ldexp
+    _fft_c2c _fft_r2c _fft_c2r constant_pad_nd
 """.split())
 
 

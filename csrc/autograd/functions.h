@@ -321,5 +321,13 @@ pt_tensor *pt_ag_zero_where_self_zero_unless_above(const pt_tensor *term, const 
                                                    const pt_scalar *other, double bound);
 pt_tensor *pt_ag_zeta_self_scalar_backward(const pt_tensor *grad, const pt_scalar *self,
                                            const pt_tensor *other);
+/* fft (functions_fft.c) */
+pt_tensor *pt_ag_fft_c2c_backward(const pt_tensor *grad, int32_t nd, const int64_t *dim,
+                                  int64_t normalization, int32_t forward);
+pt_tensor *pt_ag_fft_r2c_backward(const pt_tensor *grad, int32_t nd, const int64_t *dim,
+                                  int64_t normalization, int32_t onesided, int32_t ns,
+                                  const int64_t *self_sizes);
+pt_tensor *pt_ag_fft_c2r_backward(const pt_tensor *grad, int32_t nd, const int64_t *dim,
+                                  int64_t normalization);
 
 #endif

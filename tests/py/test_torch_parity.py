@@ -514,7 +514,7 @@ def _base_value(p, m):
 
 
 # torch writes these in Python, where a number for the tensor fails with another exception.
-_PYTHON_FUNCTIONS_IN_TORCH = {"norm", "split"}
+_PYTHON_FUNCTIONS_IN_TORCH = {"norm", "split", "stft"}
 
 
 @needs_torch

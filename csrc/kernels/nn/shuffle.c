@@ -76,6 +76,10 @@ pt_status pt_kernel_pixel_shuffle(const pt_tensor *self, int64_t upscale_factor,
     if (r <= 0)
         return PT_ERROR(PT_ERR_RUNTIME, "pixel_shuffle expects a positive upscale_factor, but got "
                         "%lld", (long long)r);
+    /* r * r must not overflow (floor(sqrt(INT64_MAX)) = 3037000499) */
+    if (r > 3037000499LL)
+        return PT_ERROR(PT_ERR_VALUE, "upscale factor is too large, (upscale_factor)^2 "
+                        "overflowed: upscale_factor=%lld", (long long)r);
     const int32_t b = self->ndim - 3;
     const int64_t c = self->sizes[b], h = self->sizes[b + 1], w = self->sizes[b + 2];
     if (c % (r * r))
