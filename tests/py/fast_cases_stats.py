@@ -1,0 +1,28 @@
+"""Thunk cases for the order statistics and NaN-aware reductions (see CASES in
+test_fast_paths.py): fresh arguments for each call, and the mode ("" here: new results, no
+randomness)."""
+import pytensor
+
+
+def _t(*shape, dtype=pytensor.float32):
+    n = int(pytensor.Size(shape).numel())
+    # a scrambled sequence with repeats, so that selections and sorts have work to do
+    return pytensor.tensor([(i * 7) % (n // 2 + 3) for i in range(n)], dtype=dtype).reshape(shape)
+
+
+def _nan(*shape):
+    x = _t(*shape)
+    x.view(-1)[::3] = float("nan")
+    return x
+
+
+CASES = {
+    "median": (lambda: (_t(3, 5),), ""),
+    "nanmedian": (lambda: (_nan(3, 5),), ""),
+    "msort": (lambda: (_t(4, 3, dtype=pytensor.int32),), ""),
+    "logcumsumexp": (lambda: (_t(3, 4), 1), ""),
+    "nansum": (lambda: (_nan(3, 4),), ""),
+    "nanmean": (lambda: (_nan(3, 4),), ""),
+    "count_nonzero_dim_IntList": (lambda: (_t(3, 4), [0]), ""),
+    "count_nonzero": (lambda: (_t(3, 4),), ""),
+}
