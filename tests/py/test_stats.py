@@ -496,3 +496,91 @@ def test_logcumsumexp_gradient_with_signed_and_zero_gradients():
     w = P(np.array([[1.0, -2.0, 0.0, 3.0, -0.5], [0.0, 0.0, 1.0, -1.0, 2.0]]))
     assert pt.autograd.gradcheck(lambda t: pt.logcumsumexp(t, 1) * w, (x,))
     assert pt.autograd.gradcheck(lambda t: pt.logcumsumexp(t, 0) * w, (x,))
+
+
+# ---------------------------------------------------------------- quantile, nanquantile
+METHODS = ["linear", "lower", "higher", "midpoint", "nearest"]
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_quantile_matches_numpy_methods(method, dtype):
+    a = np.random.default_rng(17).standard_normal((6, 9)).astype(dtype)
+    x = P(a)
+    tol = 1e-6 if dtype == "float32" else 1e-13
+    for q in (0.0, 0.25, 0.5, 0.7, 1.0):
+        for dim in (None, 0, 1, -1):
+            got = pt.quantile(x, q, dim=dim, interpolation=method)
+            want = np.quantile(a, q, axis=dim, method=method)
+            assert got.dtype == x.dtype and tuple(got.shape) == np.shape(want)
+            np.testing.assert_allclose(N(got), want, rtol=tol, atol=tol)
+    qs = np.array([0.1, 0.5, 0.95], dtype=dtype)
+    got = x.quantile(P(qs), dim=1, keepdim=True, interpolation=method)
+    want = np.quantile(a, qs, axis=1, keepdims=True, method=method)
+    assert tuple(got.shape) == want.shape == (3, 6, 1)
+    np.testing.assert_allclose(N(got), want, rtol=tol, atol=tol)
+    np.testing.assert_allclose(N(pt.quantile(x.t(), P(qs), 0, interpolation=method)),
+                               np.quantile(a.T, qs, axis=0, method=method), rtol=tol, atol=tol)
+
+
+@pytest.mark.filterwarnings("ignore:All-NaN slice")  # NumPy's note on the row of NaNs
+@pytest.mark.parametrize("method", METHODS)
+def test_nanquantile_skips_nan_and_quantile_propagates_it(method):
+    a = np.random.default_rng(18).standard_normal((5, 8))
+    a[a > 0.8] = np.nan
+    a[2] = np.nan
+    x = P(a)
+    for q in (0.0, 0.4, 1.0):
+        for dim in (None, 0, 1):
+            np.testing.assert_allclose(N(pt.nanquantile(x, q, dim, interpolation=method)),
+                                       np.nanquantile(a, q, axis=dim, method=method),
+                                       rtol=1e-13, equal_nan=True)
+            np.testing.assert_allclose(N(pt.quantile(x, q, dim, interpolation=method)),
+                                       np.quantile(a, q, axis=dim, method=method),
+                                       rtol=1e-13, equal_nan=True)
+
+
+def test_quantile_zero_dim_out_and_errors():
+    s = pt.tensor(2.5, dtype=pt.float64)
+    assert pt.quantile(s, 0.3).item() == 2.5 and pt.quantile(s, 0.3, 0, True).shape == ()
+    x = P(np.arange(10.0).reshape(2, 5))
+    o = pt.empty(0, dtype=pt.float64)
+    assert pt.quantile(x, 0.5, 1, out=o) is o
+    np.testing.assert_array_equal(N(o), [2.0, 7.0])
+    assert pt.nanquantile(x, P(np.array([0.0, 1.0])), out=o) is o and o.shape == (2,)
+    cases = [
+        (lambda: pt.quantile(pt.empty(0), 0.5), "quantile() input tensor must be non-empty"),
+        (lambda: pt.quantile(x, 1.5), "quantile() q must be in the range [0, 1] but got 1.5"),
+        (lambda: pt.nanquantile(x, -0.25), "quantile() q must be in the range [0, 1] but got -0.25"),
+        (lambda: pt.quantile(x, P(np.array([0.5, 2.0]))),
+         "quantile() q values must be in the range [0, 1]"),
+        (lambda: pt.quantile(x, P(np.full((2, 2), 0.5))),
+         "quantile() q must be a scalar or 1D tensor"),
+        (lambda: pt.quantile(x.to(pt.int32), 0.5),
+         "quantile() input tensor must be either float or double dtype"),
+        (lambda: pt.quantile(x.to(pt.float16), 0.5),
+         "quantile() input tensor must be either float or double dtype"),
+        (lambda: pt.quantile(x, P(np.array([0.5], dtype=np.float32))),
+         "quantile() q tensor must be same dtype as the input tensor"),
+        (lambda: pt.quantile(x, 0.5, interpolation="foo"),
+         "quantile() interpolation must be one of linear, lower, higher, midpoint or nearest, "
+         "but got foo"),
+        (lambda: pt.quantile(x, 0.5, out=pt.empty(0)),
+         "quantile() out tensor must be same dtype as the input tensor"),
+    ]
+    for call, message in cases:
+        with pytest.raises(RuntimeError) as e:
+            call()
+        assert str(e.value) == message
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        pt.quantile(x, 0.5, dim=2)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_quantile_gradients(method):
+    x = _distinct(4, 5, seed=19)
+    q = P(np.array([0.2, 0.5, 0.9]))
+    assert pt.autograd.gradcheck(lambda t: pt.quantile(t, 0.3, 1, interpolation=method), (x,))
+    assert pt.autograd.gradcheck(lambda t: pt.quantile(t, q, interpolation=method), (x,))
+    assert pt.autograd.gradcheck(lambda t: pt.nanquantile(t, q, 0, True, interpolation=method),
+                                 (x,))

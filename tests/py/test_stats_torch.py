@@ -266,3 +266,43 @@ def test_gradients_and_node_names_match_torch(i):
     (yt * w).sum().backward()
     (yp * to_pt(w)).sum().backward()
     np.testing.assert_allclose(to_np(xp.grad), tnp(xt.grad), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("interpolation", ["linear", "lower", "higher", "midpoint", "nearest"])
+@pytest.mark.parametrize("op", ["quantile", "nanquantile"])
+def test_quantiles_match_torch(op, interpolation):
+    g = torch.Generator().manual_seed(21)
+    for dtype in (torch.float32, torch.float64):
+        x = torch.randn(4, 6, 5, generator=g).to(dtype)
+        x[x > 1.2] = float("nan")
+        x[1, 2] = float("nan")
+        qs = torch.tensor([0.0, 0.33, 0.5, 1.0], dtype=dtype)
+        for q in (0.0, 0.6, 1.0, qs):
+            for dim in (None, 0, 1, -1):
+                for keepdim in (False, True):
+                    f = lambda L, t: getattr(L, op)(t, q if not isinstance(q, torch.Tensor)  # noqa: E731
+                                                    else (to_pt(q) if L is pt else q), dim,
+                                                    keepdim, interpolation=interpolation)
+                    got, want = both(f, x)
+                    assert tuple(got.shape) == tuple(want.shape) and got.dtype == to_pt(want).dtype
+                    np.testing.assert_allclose(to_np(got), tnp(want), rtol=1e-6, atol=1e-7,
+                                               equal_nan=True)
+
+
+def test_quantile_errors_and_gradients_match_torch():
+    x = torch.randn(3, 4, dtype=torch.float64)
+    errors_alike(lambda L, t: L.quantile(t, 0.5), torch.empty(0))
+    errors_alike(lambda L, t: L.quantile(t, 1.5), x)
+    errors_alike(lambda L, t: L.nanquantile(t, -0.5), x)
+    errors_alike(lambda L, t: L.quantile(t, 0.5), x.int())
+    errors_alike(lambda L, t: L.quantile(t, 0.5, interpolation="cubic"), x)
+    errors_alike(lambda L, t, q: L.quantile(t, q), x, torch.tensor([0.5, 1.5], dtype=torch.float64))
+    errors_alike(lambda L, t, q: L.quantile(t, q), x, torch.tensor([0.5]))
+    errors_alike(lambda L, t, q: L.quantile(t, q), x, torch.full((2, 2), 0.5, dtype=torch.float64))
+    errors_alike(lambda L, t: L.quantile(t, 0.5, dim=3), x)
+    for q in (0.25, torch.tensor([0.1, 0.8], dtype=torch.float64)):
+        xt, xp = x.clone().requires_grad_(), to_pt(x).requires_grad_()
+        qt, qp = q, (to_pt(q) if isinstance(q, torch.Tensor) else q)
+        torch.quantile(xt, qt, dim=1).sum().backward()
+        pt.quantile(xp, qp, dim=1).sum().backward()
+        np.testing.assert_allclose(to_np(xp.grad), tnp(xt.grad), rtol=1e-12, atol=1e-12)
