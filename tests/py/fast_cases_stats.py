@@ -26,3 +26,14 @@ CASES = {
     "count_nonzero_dim_IntList": (lambda: (_t(3, 4), [0]), ""),
     "count_nonzero": (lambda: (_t(3, 4),), ""),
 }
+
+_SEQ = lambda: pytensor.tensor([1.0, 2.0, 2.0, 3.0, 5.0])  # noqa: E731
+
+CASES.update({
+    "bincount": (lambda: (pytensor.tensor([1, 3, 3, 0]),), ""),
+    "histc": (lambda: (_t(3, 4),), ""),
+    "searchsorted_Tensor": (lambda: (_SEQ(), pytensor.tensor([2.0, 0.0, 6.0])), ""),
+    "searchsorted_Scalar": (lambda: (_SEQ(), 2.5), ""),
+    "bucketize_Tensor": (lambda: (pytensor.tensor([[2.0, 0.0], [6.0, 1.0]]), _SEQ()), ""),
+    "bucketize_Scalar": (lambda: (3, _SEQ()), ""),
+})
