@@ -22,6 +22,7 @@
 #include "pt_ops.h"
 #include "pt_ops_internal.h"
 #include "sort_common.h"
+#include "stats_internal.h"
 
 enum { Q_LINEAR, Q_LOWER, Q_HIGHER, Q_MIDPOINT, Q_NEAREST };
 
@@ -70,34 +71,9 @@ static pt_status quantile_checks(const pt_tensor *self, const pt_tensor *q)
     return st;
 }
 
-/* The temporaries of one composite call, released together at the end. */
-enum { MAX_TEMPS = 40 };
-typedef struct temps {
-    pt_tensor *t[MAX_TEMPS];
-    int n;
-    pt_status st;
-} temps;
-
-static pt_tensor *hold(temps *T, pt_tensor *r)
-{
-    if (!r) {
-        if (T->st == PT_OK) T->st = pt_error_code() != PT_OK ? pt_error_code() : PT_ERR_RUNTIME;
-        return NULL;
-    }
-    if (T->n == MAX_TEMPS) { /* never: the longest path holds fewer */
-        pt_tensor_release(r);
-        T->st = PT_ERROR(PT_ERR_RUNTIME, "quantile: too many temporaries");
-        return NULL;
-    }
-    T->t[T->n++] = r;
-    return r;
-}
-
-#define STEP(var, expr)                                                                            \
-    do {                                                                                           \
-        (var) = hold(&T, (expr));                                                                  \
-        if (!(var)) goto done;                                                                     \
-    } while (0)
+#define STEP(var, expr) PT_STATS_STEP(T, var, expr)
+typedef pt_stats_temps temps;
+#define hold pt_stats_hold
 
 /* lerp(a, b, w) as torch computes it: a + w (b - a) for w < 0.5, b - (b - a)(1 - w) above. */
 static pt_tensor *lerp(temps *Tp, const pt_tensor *a, const pt_tensor *b, const pt_tensor *w)
@@ -206,6 +182,7 @@ done:
     return PT_OK;
 }
 #undef STEP
+#undef hold
 
 /* A scalar q as a 0-d tensor of self's dtype, after torch's range check of the number. */
 static pt_status scalar_q(const pt_tensor *self, double q, pt_tensor **out)

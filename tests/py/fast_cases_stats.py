@@ -37,3 +37,16 @@ CASES.update({
     "bucketize_Tensor": (lambda: (pytensor.tensor([[2.0, 0.0], [6.0, 1.0]]), _SEQ()), ""),
     "bucketize_Scalar": (lambda: (3, _SEQ()), ""),
 })
+
+CASES.update({
+    "diff": (lambda: (_t(3, 5),), ""),
+    "trapezoid_x": (lambda: (_t(3, 4), pytensor.tensor([0.0, 1.0, 2.5, 4.0])), ""),
+    "trapezoid_dx": (lambda: (_t(3, 4),), ""),
+    "trapz_x": (lambda: (_t(2, 4), pytensor.tensor([0.0, 0.5, 2.5, 4.0])), ""),
+    "trapz_dx": (lambda: (_t(2, 5),), ""),
+    "cumulative_trapezoid_x": (lambda: (_t(3, 4), pytensor.tensor([0.0, 1.0, 2.5, 4.0])), ""),
+    "cumulative_trapezoid_dx": (lambda: (_t(3, 4),), ""),
+    "cov": (lambda: (_t(3, 6),), ""),
+    "corrcoef": (lambda: (_t(3, 6) * _t(3, 6),), ""),
+    "dist": (lambda: (_t(3, 4), _t(4) * 0.5), ""),
+})
