@@ -50,3 +50,18 @@ CASES.update({
     "corrcoef": (lambda: (_t(3, 6) * _t(3, 6),), ""),
     "dist": (lambda: (_t(3, 4), _t(4) * 0.5), ""),
 })
+
+_IX = lambda: pytensor.tensor([2, 0])  # noqa: E731
+
+CASES.update({
+    "index_add": (lambda: (_t(3, 4), 0, _IX(), _t(2, 4)), ""),
+    "index_add_": (lambda: (_t(3, 4), 1, _IX(), _t(3, 2)), "inplace"),
+    "index_copy": (lambda: (_t(3, 4), 0, _IX(), _t(2, 4) + 10), ""),
+    "index_copy_": (lambda: (_t(3, 4), 1, _IX(), _t(3, 2) - 5), "inplace"),
+    "index_fill_int_Scalar": (lambda: (_t(3, 4), 0, _IX(), -1.5), ""),
+    "index_fill__int_Scalar": (lambda: (_t(3, 4), 1, _IX(), 7), "inplace"),
+    "index_fill_int_Tensor": (lambda: (_t(3, 4), 0, _IX(), pytensor.tensor(2.5)), ""),
+    "index_fill__int_Tensor": (lambda: (_t(3, 4), 1, _IX(), pytensor.tensor(-3.0)), "inplace"),
+    "put": (lambda: (_t(3, 4), pytensor.tensor([0, 11, -1]), pytensor.tensor([1.0, 2.0, 3.0])), ""),
+    "put_": (lambda: (_t(2, 3), pytensor.tensor([5, 0]), pytensor.tensor([9.0, 8.0])), "inplace"),
+})
