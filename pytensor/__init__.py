@@ -151,3 +151,5 @@ def __getattr__(name: str):  # noqa: F811
         from . import serialization
         return getattr(serialization, name)
     return _getattr_before_serialization(name)
+
+from ._functional_stats import unravel_index  # noqa: E402,F401  (torch's is Python too)
