@@ -36,6 +36,8 @@ COMPLEX_DIFFERENTIABLE = frozenset("""
     index_select gather take masked_select masked_fill where scatter scatter_add index index_put
     cat stack fill zero copy
     _conj_physical conj_physical view_as_real view_as_complex angle polar complex
+    linalg_inv_ex _linalg_det _linalg_slogdet _linalg_solve_ex linalg_cholesky_ex
+    linalg_solve_triangular _linalg_eigh _linalg_svd
 """.split())
 
 
