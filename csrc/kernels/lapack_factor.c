@@ -417,12 +417,12 @@ pt_status pt_kernel_linalg_cholesky_ex(const pt_tensor *self, int32_t upper, int
     PT_TRY(pt_lapack_check_input("linalg.cholesky", self, PT_LP_SQUARE | PT_LP_FLOATING,
                                  "cholesky_cpu"));
     PT_TRY(pt_lapack_require());
-    int64_t n = self->sizes[self->ndim - 1];
     pt_tensor *t[2] = {NULL, NULL};
     pt_status st = pt_lapack_colmajor(self, self->dtype, &t[0]);
     if (st == PT_OK) st = int32_batch(self, 0, false, &t[1]);
     if (st != PT_OK) return fail_release(st, 2, t);
 #ifdef PT_HAVE_LAPACK
+    int64_t n = self->sizes[self->ndim - 1];
     int32_t *inf = pt_tensor_data(t[1]);
     for (int64_t i = 0; i < pt_lapack_batch(self) && n > 0; i++)
         inf[i] = LP_CALL(self->dtype, spotrf, dpotrf, cpotrf, zpotrf, upper ? 'U' : 'L',
