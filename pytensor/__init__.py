@@ -29,6 +29,7 @@ from .autograd.anomaly_mode import (is_anomaly_check_nan_enabled,  # noqa: E402
 # (dtypes), which shadow the builtins of those names in this file.
 has_blis = _C._config_flag("blis")
 has_onednn = _C._config_flag("onednn")
+has_lapack = _C._config_flag("lapack")
 has_openmp = _C._config_flag("openmp")
 # Built with the CUDA backend library (like torch.backends.cuda.is_built()); whether a device
 # answers is pytensor.cuda.is_available().

@@ -22,7 +22,7 @@ def _main() -> None:
     detected = config.get("cpu_capability_detected", "?")
     source = config.get("cpu_capability_source", "")
     print(f"cpu capability: {cap} (detected: {detected}{', ' + source if source else ''})")
-    for key in ("blis", "onednn", "openmp", "cuda", "cuda_library"):
+    for key in ("blis", "onednn", "lapack", "openmp", "cuda", "cuda_library"):
         if key in config:
             print(f"{key}: {config[key]}")
     print(f"cuda available: {pytensor.cuda.is_available()} "

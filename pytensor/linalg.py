@@ -1,12 +1,14 @@
 """``pytensor.linalg``: the norms and products of torch.linalg that pytensor can compute.
 
-``vector_norm`` and ``cross`` are the operators linalg_vector_norm and linalg_cross (their
-functions, made on first use, with torch's names and messages). ``matrix_norm`` and ``norm`` are
+``vector_norm``, ``cross`` and the LAPACK functions (``inv``, ``det``, ``slogdet``, ``solve``,
+``cholesky``, ``lu_factor``, ``eigh``, ``svd``, ``qr``, ... and their ``_ex`` forms) are the
+operators linalg_<name> (their functions, made on first use, with torch's names and messages;
+the operators are in csrc/ops/linalg_lapack.yaml). ``matrix_norm`` and ``norm`` are
 composed here from those operators as torch's C++ composes them (LinearAlgebra.cpp): the
 Frobenius norm is the vector 2-norm over two dims, the 1 and inf norms (and -1, -inf) a vector
 1-norm over one dim followed by a max (min) over the other. The nuclear and spectral norms
-(``"nuc"``, 2, -2) need a singular value decomposition, which pytensor does not have: they raise
-NotImplementedError naming ``ord`` after torch's argument checks pass.
+(``"nuc"``, 2, -2) are the sum, max and min of the singular values (svdvals over the two dims
+moved last), as torch computes them.
 
 ``torch.norm`` and ``Tensor.norm`` are Python functions in torch (torch.functional.norm): p may
 be a string and defaults to "fro". ``_functional_norm`` and ``_tensor_norm`` are they, reached
@@ -25,10 +27,13 @@ import operator
 
 from . import _dtype, _opargs, _opsgen
 
-__all__ = ["cross", "matrix_norm", "norm", "vector_norm"]
-
 # pytensor.linalg.<name> -> the aten operator whose function it is.
 _OPERATORS = {"vector_norm": "linalg_vector_norm", "cross": "linalg_cross"}
+_OPERATORS.update({name: "linalg_" + name for name in (
+    "inv", "inv_ex", "det", "slogdet", "solve", "solve_ex", "cholesky", "cholesky_ex",
+    "lu_factor", "lu_factor_ex", "solve_triangular", "eigh", "eigvalsh", "svd", "svdvals", "qr")})
+
+__all__ = sorted(["matrix_norm", "norm", *_OPERATORS])
 
 
 def __getattr__(name: str):
@@ -186,9 +191,25 @@ def _matrix_checks(A, dim, dtype, low_precision: bool) -> list:
     return dim
 
 
-def _no_svd(ord) -> NotImplementedError:
-    return NotImplementedError(f"linalg.matrix_norm: ord={ord!r} needs the singular values of "
-                               "the matrix, and pytensor has no singular value decomposition")
+def _svd_norm(A, ord, dim: list, keepdim: bool, dtype, out):
+    """torch's spectral and nuclear norms: the singular values of A with dims ``dim`` moved
+    last, then their sum ("nuc"), max (2) or min (-2)."""
+    from . import _ops
+    if dtype is not None:
+        A = A.to(dtype)
+    perm = [d for d in range(A.dim()) if d not in dim] + list(dim)
+    s = __getattr__("svdvals")(A.permute(perm))
+    out_kw = {} if out is None else {"out": out}
+    name = "aten::sum" if ord == "nuc" else ("aten::amax" if ord > 0 else "aten::amin")
+    reduce = _ops.group(name, 1)
+    r = reduce(None, (s, [-1], False), {})
+    if keepdim:
+        lo, hi = sorted(dim)
+        r = r.unsqueeze(lo).unsqueeze(hi)
+    if out is not None:
+        out.resize_(r.shape).copy_(r)
+        return out
+    return r
 
 
 # ---------------------------------------------------------------- matrix_norm
@@ -208,8 +229,8 @@ _MATRIX_NORM_SIGS = [
 
 def matrix_norm(*args, **kwargs):
     """matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None, out=None): the
-    Frobenius, 1, -1, inf or -inf norm of the matrices over dims ``dim`` (as
-    torch.linalg.matrix_norm; "nuc", 2 and -2 raise NotImplementedError).
+    Frobenius, nuclear, 1, -1, 2, -2, inf or -inf norm of the matrices over dims ``dim`` (as
+    torch.linalg.matrix_norm).
 
     >>> pytensor.linalg.matrix_norm(pytensor.tensor([[1., -2.], [3., 4.]]), float("inf")).item()
     7.0
@@ -226,7 +247,7 @@ def _matrix_norm(A, ord, dim: list, keepdim: bool, dtype, out):
             raise RuntimeError(f"linalg.matrix_norm: Order {ord} not supported.")
         dim = _matrix_checks(A, dim, dtype, ord != "nuc")
         if ord == "nuc":
-            raise _no_svd(ord)
+            return _svd_norm(A, "nuc", dim, keepdim, dtype, out)
         return __getattr__("vector_norm")(A, 2, dim, keepdim, dtype=dtype, **out_kw)
     value = _number(ord)
     magnitude = abs(value)
@@ -234,7 +255,7 @@ def _matrix_norm(A, ord, dim: list, keepdim: bool, dtype, out):
         raise RuntimeError(f"linalg.matrix_norm: Order {_order_text(value)} not supported.")
     dim = _matrix_checks(A, dim, dtype, magnitude != 2.0)
     if magnitude == 2.0:
-        raise _no_svd(ord)
+        return _svd_norm(A, value, dim, keepdim, dtype, out)
     # The inf norm is the 1 norm of the transpose: sum over the columns' dim, max over the rows'.
     d0, d1 = (dim[1], dim[0]) if magnitude == math.inf else (dim[0], dim[1])
     if not keepdim and d0 < d1:

@@ -8,7 +8,10 @@ as absent. BLIS is looked for by pkg-config first, then at the compiler's standa
 Debian's libblis-dev puts blis.h and libblis.so), then in the multiarch blis-* folders. oneDNN
 (Debian's libdnnl-dev: dnnl.h, libdnnl.so) is looked for by pkg-config, then at the standard
 paths; convolutions use it when found (PYTENSOR_ONEDNN=0 builds without it). The module does not
-link it: it records its SONAME and dlopens it on the first convolution that wants it.
+link it: it records its SONAME and dlopens it on the first convolution that wants it. LAPACKE
+(Debian's liblapacke-dev: lapacke.h, liblapacke.so over the system's LAPACK) is looked for by
+pkg-config, then at the standard paths; the torch.linalg decompositions need it (PYTENSOR_LAPACK=0
+builds without it, and they raise RuntimeError).
 """
 from __future__ import annotations
 
@@ -46,6 +49,10 @@ static int one(struct dl_phdr_info *info, size_t size, void *data)
     return 0;
 }
 int main(void) { return dnnl_version()->major < 2 || !dl_iterate_phdr(one, NULL); }
+"""
+LAPACK_PROBE = r"""
+#include <lapacke.h>
+int main(void) { double a = 2.0; lapack_int p; return LAPACKE_dgetrf(LAPACK_COL_MAJOR, 1, 1, &a, 1, &p) != 0; }
 """
 AVX512_PROBE = r"""
 #include <immintrin.h>
@@ -162,6 +169,18 @@ def _find_onednn() -> tuple[list[str], list[str], str, str] | None:
     return None
 
 
+def _find_lapack() -> tuple[list[str], list[str], str] | None:
+    candidates = []
+    found = _pkg_config("lapacke")
+    if found:
+        candidates.append((*found, "pkg-config"))
+    candidates.append(([], ["-llapacke"], "standard paths"))
+    for cflags, libs, where in candidates:
+        if _links(LAPACK_PROBE, cflags, libs):
+            return cflags, libs, where
+    return None
+
+
 _DETECTED: dict = {}
 
 
@@ -196,6 +215,16 @@ def _detect() -> dict:
         why = ("PYTENSOR_ONEDNN=0" if disable_onednn
                else "install libdnnl-dev for oneDNN convolutions")
         notes.append(f"pytensor: oneDNN not found, building without it ({why})")
+    disable_lapack = os.environ.get("PYTENSOR_LAPACK", "") == "0"
+    lapack = None if disable_lapack else _find_lapack()
+    if lapack:
+        cflags += ["-DPT_HAVE_LAPACK=1", *lapack[0]]
+        libs += lapack[1]
+        notes.append(f"pytensor: LAPACK found (LAPACKE, {lapack[2]})")
+    else:
+        why = ("PYTENSOR_LAPACK=0" if disable_lapack
+               else "install liblapacke-dev for torch.linalg's decompositions")
+        notes.append(f"pytensor: LAPACK not found, building without it ({why})")
     if _links(OPENMP_PROBE, ["-fopenmp"], ["-fopenmp"]):
         cflags.append("-fopenmp")
         libs.append("-fopenmp")
@@ -216,6 +245,7 @@ def _detect() -> dict:
         notes.append("pytensor: built with AddressSanitizer and UndefinedBehaviorSanitizer "
                      "(PYTENSOR_SANITIZE=1; tools/san_tests.py runs pytest on such a build)")
     return {"cflags": cflags, "libs": libs, "has_blis": bool(blis), "has_onednn": bool(onednn),
+            "has_lapack": bool(lapack),
             "has_openmp": "-fopenmp" in cflags, "notes": notes, "cpu_capabilities": caps}
 
 

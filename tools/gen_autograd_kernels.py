@@ -39,6 +39,8 @@ COMPLEX_DIFFERENTIABLE = frozenset("""
     acosh asinh atanh arccos arcsin arctan arccosh arcsinh arctanh negative subtract multiply
     logaddexp addcmul addcdiv lerp ldexp
     _fft_c2c _fft_r2c _fft_c2r constant_pad_nd
+    linalg_inv_ex _linalg_det _linalg_slogdet _linalg_solve_ex linalg_cholesky_ex
+    linalg_solve_triangular _linalg_eigh _linalg_svd
 """.split())
 
 

@@ -9,7 +9,8 @@
  *   4. dtypes            (the type table checked against its registry)
  *   5. devices           (guards, allocators and copy-bytes resolved into tables)
  *   6. BLAS              (BLIS found at build time, its configuration), then oneDNN (found
- *                        at build time: its version and CPU runtime)
+ *                        at build time: its version and CPU runtime), then LAPACK (LAPACKE
+ *                        found at build time: its version; PYTENSOR_LAPACK=0 turns it off)
  *   7. generators        (the default generator per device)
  *   8. operators         (every declared schema parsed and def'ed, its kernels registered:
  *                         pt_ops_init, generated from the csrc/ops declaration files)
@@ -178,7 +179,7 @@ static void init_once(void)
         {"cpu kernels", pt_cpu_stubs_init},  {"dtypes", pt_dtype_init},
         {"devices", pt_device_init},
         {"blas", pt_blas_init},              {"onednn", pt_onednn_init},
-        {"generators", pt_generator_init},
+        {"lapack", pt_lapack_init},          {"generators", pt_generator_init},
         {"operators", pt_ops_init},          {"autograd", pt_autograd_init},
         {"backends", load_backends},
     };

@@ -298,6 +298,7 @@ pt_status pt_dtype_init(int64_t *count, const char **detail);          /* dtype.
 pt_status pt_device_init(int64_t *count, const char **detail);         /* device.c */
 pt_status pt_blas_init(int64_t *count, const char **detail);           /* kernels/blas.c */
 pt_status pt_onednn_init(int64_t *count, const char **detail);  /* kernels/nn/onednn.c */
+pt_status pt_lapack_init(int64_t *count, const char **detail);  /* kernels/lapack.c */
 pt_status pt_generator_init(int64_t *count, const char **detail);      /* generator.c */
 /* generated (tools/gen_ops.py): parse and def every declared schema, register its kernels. */
 pt_status pt_ops_init(int64_t *count, const char **detail);
