@@ -151,3 +151,9 @@ def __getattr__(name: str):  # noqa: F811
         from . import serialization
         return getattr(serialization, name)
     return _getattr_before_serialization(name)
+
+
+# The shape family's functions that torch writes in Python (torch/functional.py).
+from ._functional_shape import (atleast_1d, atleast_2d, atleast_3d, broadcast_shapes,  # noqa: E402,F401
+                                broadcast_tensors, dsplit, einsum, hsplit, meshgrid, tensor_split,
+                                tensordot, vsplit)
