@@ -154,6 +154,6 @@ def __getattr__(name: str):  # noqa: F811
 
 
 # The shape family's functions that torch writes in Python (torch/functional.py).
-from ._functional_shape import (atleast_1d, atleast_2d, atleast_3d, broadcast_shapes,  # noqa: E402,F401
-                                broadcast_tensors, dsplit, einsum, hsplit, meshgrid, tensor_split,
-                                tensordot, vsplit)
+from ._functional_shape import (atleast_1d, atleast_2d, atleast_3d, block_diag,  # noqa: E402,F401
+                                broadcast_shapes, broadcast_tensors, cartesian_prod, chain_matmul,
+                                dsplit, einsum, hsplit, meshgrid, tensor_split, tensordot, vsplit)

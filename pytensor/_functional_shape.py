@@ -1,7 +1,7 @@
 """The shape family's functions that torch writes in Python (torch/functional.py and
 torch/_tensor.py): einsum's sublist form, tensordot's dims forms, atleast_*d of several tensors,
-broadcast_shapes, broadcast_tensors and meshgrid, the tensor_split family, and the Tensor
-properties H and mH.
+block_diag, cartesian_prod and chain_matmul of separate arguments, broadcast_shapes,
+broadcast_tensors and meshgrid, the tensor_split family, and the Tensor properties H and mH.
 
 Each reads its Python-level arguments and calls the operators of csrc/ops/shape_more.yaml (and
 the core's view operators); none computes tensor values itself.
@@ -18,8 +18,9 @@ import operator
 from . import _opsgen
 from ._tensor import Tensor
 
-__all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shapes", "broadcast_tensors",
-           "dsplit", "einsum", "hsplit", "meshgrid", "tensor_split", "tensordot", "vsplit"]
+__all__ = ["atleast_1d", "atleast_2d", "atleast_3d", "block_diag", "broadcast_shapes",
+           "broadcast_tensors", "cartesian_prod", "chain_matmul", "dsplit", "einsum", "hsplit",
+           "meshgrid", "tensor_split", "tensordot", "vsplit"]
 
 _BINDINGS: dict = {}
 
@@ -362,3 +363,45 @@ Tensor.tensor_split = tensor_split
 Tensor.hsplit = hsplit
 Tensor.vsplit = vsplit
 Tensor.dsplit = dsplit
+
+
+# ---------------------------------------------------------------- block_diag, cartesian_prod,
+# chain_matmul: torch's take their tensors as separate arguments
+def block_diag(*tensors) -> Tensor:
+    """The tensors as blocks on the diagonal of a zero matrix (0-d and 1-d ones as one row).
+
+    >>> pytensor.block_diag(pytensor.ones(1, 2), pytensor.tensor(3.0)).tolist()
+    [[1.0, 1.0, 0.0], [0.0, 0.0, 3.0]]
+    """
+    return _op("block_diag")(list(tensors))
+
+
+def cartesian_prod(*tensors) -> Tensor:
+    """The Cartesian product of 1-d tensors, one row per tuple (itertools.product's order).
+
+    >>> pytensor.cartesian_prod(pytensor.tensor([1, 2]), pytensor.tensor([3])).tolist()
+    [[1, 3], [2, 3]]
+    """
+    return _op("cartesian_prod")(list(tensors))
+
+
+_CHAIN_MATMUL_WARNED = False
+
+
+def chain_matmul(*matrices, out=None) -> Tensor:
+    """The product of the matrices, multiplied in the cheapest order (deprecated in torch for
+    linalg.multi_dot, with the same warning, once).
+
+    >>> pytensor.chain_matmul(pytensor.ones(2, 3), pytensor.ones(3, 4)).shape
+    pytensor.Size([2, 4])
+    """
+    global _CHAIN_MATMUL_WARNED
+    if not _CHAIN_MATMUL_WARNED:
+        import warnings
+        _CHAIN_MATMUL_WARNED = True
+        warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch "
+                      "release. Use torch.linalg.multi_dot instead, which accepts a list of two or "
+                      "more tensors rather than multiple parameters.", UserWarning, stacklevel=2)
+    if out is None:
+        return _op("chain_matmul")(list(matrices))
+    return _op("chain_matmul")(list(matrices), out=out)

@@ -314,4 +314,8 @@ pt_tensor *pt_ag_embedding_bag_backward(const pt_tensor *grad, const pt_tensor *
                                         int32_t scale_grad_by_freq, int64_t mode, int32_t sparse,
                                         const pt_tensor *per_sample_weights, int64_t padding_idx);
 
+/* block_diag (csrc/autograd/functions_shape_more.c): each input's block of the gradient. */
+pt_status pt_ag_block_diag_backward(const pt_tensor *grad, int32_t n, const int32_t *ndims,
+                                    const int64_t *sizes, int32_t nout, pt_tensor **outs);
+
 #endif

@@ -63,4 +63,8 @@ CASES = {
     "view_copy": (lambda: (_t(2, 3).t(), [6]), "raises"),
     "view_as_real_copy": (lambda: (pytensor.tensor([1 + 2j, 3 - 1j]),), ""),
     "view_as_complex_copy": (lambda: (_t(3, 2),), ""),
+    "combinations": (lambda: (_t(4),), ""),
+    "swapaxes_": (lambda: (_t(2, 3), 0, 1), "inplace"),
+    "swapdims_": (lambda: (_t(2, 3, 4), -1, 0), "inplace"),
+    "as_strided_": (lambda: (_t(3, 3), [2, 2], [1, 3]), "inplace"),
 }

@@ -44,7 +44,7 @@ def gradcheck(fn, *arrays):
 
 
 def node(t):
-    return type(t.grad_fn).__name__ if t.grad_fn is not None else None
+    return _name(t.grad_fn) if t.grad_fn is not None else None
 
 
 def chain(t):
@@ -797,3 +797,126 @@ def test_tril_indices_against_itertools():
     want = [(i, j) for i, j in itertools.product(range(n), range(n)) if j <= i]
     lo = pytensor.tril_indices(n, n)
     assert list(zip(*lo.tolist())) == want
+
+
+# ================================================================ block_diag, cartesian_prod,
+# combinations, chain_matmul
+def _block_diag_oracle(*arrays):
+    mats = [np.atleast_2d(a) if a.ndim else a.reshape(1, 1) for a in arrays]
+    rows, cols = sum(m.shape[0] for m in mats), sum(m.shape[1] for m in mats)
+    out = np.zeros((rows, cols), dtype=np.result_type(*arrays))
+    r = c = 0
+    for m in mats:
+        out[r:r + m.shape[0], c:c + m.shape[1]] = m
+        r, c = r + m.shape[0], c + m.shape[1]
+    return out
+
+
+def test_block_diag_matches_numpy_and_grad():
+    arrays = [rand(2, 3), rand(4), np.array(5.0), rand(0, 2), rand(2, 1)]
+    close(pytensor.block_diag(*[P(a) for a in arrays]), _block_diag_oracle(*arrays))
+    mixed = pytensor.block_diag(P(np.array([1, 2], np.int32)), P(rand(1, 1)))
+    assert mixed.dtype == pytensor.float64
+    close(pytensor.block_diag(P(rand(3, 2)).t()).shape, np.array([2, 3]))
+    assert tuple(pytensor.block_diag().shape) == (1, 0)
+    gradcheck(lambda a, b, c: pytensor.block_diag(a, b, c), rand(2, 3), rand(3), np.array(1.5))
+    x = P(rand(2, 2), True)
+    assert node(pytensor.block_diag(x, x)) == "BlockDiagBackward0"
+    with pytest.raises(RuntimeError, match="Input tensors must have 2 or fewer dimensions. "
+                       "Input 0 has 3 dimensions"):
+        pytensor.block_diag(pytensor.ones(2, 2, 2))
+
+
+def test_cartesian_prod_and_combinations_match_itertools():
+    a, b, c = [1, 2, 3], [4, 5], [6, 7]
+    got = pytensor.cartesian_prod(P(a), P(b), P(c)).tolist()
+    assert got == [list(t) for t in itertools.product(a, b, c)]
+    assert pytensor.cartesian_prod(P(a)).tolist() == a
+    v = [3, 1, 4, 1, 5]
+    for r in (1, 2, 3, 5, 6):
+        got = pytensor.combinations(P(v), r).tolist()
+        assert got == [list(t) for t in itertools.combinations(v, r)] or \
+            (not got and not list(itertools.combinations(v, r)))
+        got = pytensor.combinations(P(v), r, with_replacement=True).tolist()
+        assert got == [list(t) for t in itertools.combinations_with_replacement(v, r)]
+    assert tuple(pytensor.combinations(P(v), 0).shape) == (0,)
+    gradcheck(lambda x, y: pytensor.cartesian_prod(x, y), rand(3), rand(2))
+    gradcheck(lambda x: pytensor.combinations(x, 2), rand(4))
+    with pytest.raises(RuntimeError, match=r"Expect a 1D vector, but got shape \[2, 2\]"):
+        pytensor.cartesian_prod(pytensor.ones(2, 2))
+    with pytest.raises(RuntimeError, match="Expect a non-negative number, but got -1"):
+        pytensor.combinations(pytensor.ones(2), -1)
+
+
+def test_chain_matmul_matches_numpy():
+    ms = [rand(2, 5), rand(5, 3), rand(3, 4), rand(4, 1)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        close(pytensor.chain_matmul(*[P(m) for m in ms]), np.linalg.multi_dot(ms))
+        close(pytensor.chain_matmul(P(ms[0])), ms[0])
+        out = pytensor.empty(0, dtype=pytensor.float64)
+        assert pytensor.chain_matmul(P(ms[0]), P(ms[1]), out=out) is out
+        close(out, ms[0] @ ms[1])
+        gradcheck(lambda a, b, c: pytensor.chain_matmul(a, b, c), ms[0], ms[1], ms[2])
+        with pytest.raises(RuntimeError, match="Expected one or more matrices"):
+            pytensor.chain_matmul()
+
+
+@requires_torch
+def test_products_match_torch():
+    same_as_torch(lambda L, a, b: L.block_diag(a, b), rand(2, 3), rand(3))
+    same_as_torch(lambda L, a, b: L.cartesian_prod(a, b), rand(3), rand(2))
+    same_as_torch(lambda L, a: L.combinations(a, 3), rand(5))
+    same_as_torch(lambda L, a: L.combinations(a, 2, True), rand(3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        same_as_torch(lambda L, a, b, c: L.chain_matmul(a, b, c), rand(3, 4), rand(4, 3),
+                      rand(3, 4))
+        same_as_torch(lambda L, a, b, c: L.chain_matmul(a, b, c), rand(1, 4), rand(4, 3),
+                      rand(3, 5))
+        for fn, shapes in [(lambda L, a, b: L.chain_matmul(a, b), [(2, 2), (2,)]),
+                           (lambda L, a, b: L.chain_matmul(a, b), [(2, 2), (3, 2)])]:
+            raises_like_torch(fn, *[rand(*s) for s in shapes])
+
+
+# ================================================================ unsafe splits, split copies
+@requires_torch
+def test_unsafe_splits_and_split_copies_match_torch():
+    same_as_torch(lambda L, a: a.unsafe_split(2), rand(5, 3))
+    same_as_torch(lambda L, a: L.unsafe_split_with_sizes(a, [1, 2], 1), rand(2, 3))
+    same_as_torch(lambda L, a: a.unsafe_chunk(3, -1), rand(2, 7))
+    same_as_torch(lambda L, a: L.split_copy(a, 2), rand(5, 3))
+    same_as_torch(lambda L, a: L.split_with_sizes_copy(a, [3, 2]), rand(5, 3))
+    same_as_torch(lambda L, a: L.unbind_copy(a, 1), rand(2, 3))
+
+
+def test_unsafe_splits_and_split_copies():
+    a = rand(5, 4)
+    x = P(a)
+    for pieces, want in [(x.unsafe_split(2), np.split(a, [2, 4])),
+                         (pytensor.unsafe_chunk(x, 2, 1), np.split(a, 2, 1)),
+                         (x.unsafe_split_with_sizes([1, 4]), np.split(a, [1])),
+                         (pytensor.split_copy(x, 3), np.split(a, [3])),
+                         (pytensor.split_with_sizes_copy(x, [2, 3]), np.split(a, [2])),
+                         (pytensor.unbind_copy(x, 1), [a[:, i] for i in range(4)])]:
+        assert len(pieces) == len(want)
+        for p, w in zip(pieces, want):
+            close(p, w)
+    for p in pytensor.split_copy(x, 2):
+        assert p.data_ptr() != x.data_ptr() or p.numel() == 0
+    y = P(a, True)
+    parts = y.unsafe_split(2)
+    (parts[0].sum() * 2 + parts[2].sum()).backward()
+    close(y.grad, np.concatenate([np.full((2, 4), 2.0), np.zeros((2, 4)), np.ones((1, 4))]))
+    gradcheck(lambda t: pytensor.unbind_copy(t)[1], a)
+    gradcheck(lambda t: pytensor.split_with_sizes_copy(t, [2, 3])[1], a)
+
+
+def test_in_place_restriding():
+    x = pytensor.arange(6.0).reshape(2, 3)
+    assert x.swapaxes_(0, 1) is x and x.tolist() == np.arange(6.0).reshape(2, 3).T.tolist()
+    assert x.swapdims_(-1, 0) is x and tuple(x.shape) == (2, 3)
+    y = pytensor.arange(9.0)
+    assert y.as_strided_((2, 2), (3, 1), 1) is y
+    assert y.tolist() == [[1.0, 2.0], [4.0, 5.0]]
+    assert pytensor.as_strided_(y, (3,), (4,), 0).tolist() == [0.0, 4.0, 8.0]
