@@ -1,7 +1,8 @@
 /* shape_copies.c - the *_copy operators: each view operator's result copied into a fresh
  * contiguous tensor (torch's view-copy forms, which functionalization uses in place of views).
- * Below autograd each is its view followed by a contiguous clone; autograd records the view's
- * formula under torch's <View>Backward0_copy node name (derivatives_shape.yaml).
+ * Below autograd each is its view followed by a contiguous clone (view_copy reshapes, as torch's
+ * does, so that it also takes inputs that no view can give); autograd records the view's formula
+ * under torch's <View>Backward0_copy node name (derivatives_shape.yaml).
  */
 #include "shape_common.h"
 
@@ -242,14 +243,14 @@ pt_status pt_native_unsqueeze_copy_out(const pt_tensor *self, int64_t dim, pt_te
 pt_status pt_native_view_copy(const pt_tensor *self, int32_t size_len, const int64_t *size,
                               pt_tensor **ret)
 {
-    return copied(pt_call_view(self, size_len, size), ret);
+    return copied(pt_call_reshape(self, size_len, size), ret);
 }
 
 pt_status pt_native_view_copy_out(const pt_tensor *self, int32_t size_len, const int64_t *size,
                                   pt_tensor *out, pt_tensor **ret)
 {
     pt_tensor *r = NULL;
-    PT_TRY(copied(pt_call_view(self, size_len, size), &r));
+    PT_TRY(copied(pt_call_reshape(self, size_len, size), &r));
     return copied_out("view_copy", r, out, ret);
 }
 

@@ -41,6 +41,17 @@ static pt_status give_out(const char *op, pt_tensor *r, pt_tensor *out, pt_tenso
     return pt_shape_finish_out(op, r, out, true, ret);
 }
 
+/* t, a view of a temporary nobody else holds, made a tensor of its own (as the result of an
+ * operator whose schema returns no alias): autograd must not track it as a view. */
+static pt_tensor *unviewed(pt_tensor *t)
+{
+    if (!t) return NULL;
+    if (t->view_base) pt_tensor_release(t->view_base);
+    t->view_base = NULL;
+    t->is_view = false;
+    return t;
+}
+
 static bool is_complex(int32_t dtype) { return dtype == PT_COMPLEX64 || dtype == PT_COMPLEX128; }
 
 static void release_all(int32_t n, pt_tensor **ts)
@@ -359,7 +370,7 @@ pt_status pt_native_rot90(const pt_tensor *self, int64_t k, int32_t n, const int
     if (turns == 2) return give(pt_call_flip(self, 2, dims), ret);
     pt_tensor *f = pt_call_flip(self, 1, turns == 1 ? &dims[1] : &dims[0]);
     if (!f) return pt_error_code();
-    pt_tensor *r = pt_call_transpose_int(f, d0, d1);
+    pt_tensor *r = unviewed(pt_call_transpose_int(f, d0, d1));
     pt_tensor_release(f);
     return give(r, ret);
 }
@@ -727,7 +738,7 @@ static pt_tensor *scatter_view(pt_tensor *out, const scatter_args *s)
 static pt_status scatter(const pt_tensor *self, const pt_tensor *src, const scatter_args *s,
                          pt_tensor *out_arg, pt_tensor **ret)
 {
-    pt_tensor *out = s->kind == SCATTER_STRIDED ? clone_preserve_strides(self)
+    pt_tensor *out = s->kind == SCATTER_STRIDED ? unviewed(clone_preserve_strides(self))
                                                 : pt_call_clone(self, PT_MEMORY_FORMAT_PRESERVE);
     if (!out) return pt_error_code();
     pt_tensor *view = scatter_view(out, s);

@@ -920,3 +920,16 @@ def test_in_place_restriding():
     assert y.as_strided_((2, 2), (3, 1), 1) is y
     assert y.tolist() == [[1.0, 2.0], [4.0, 5.0]]
     assert pytensor.as_strided_(y, (3,), (4,), 0).tolist() == [0.0, 4.0, 8.0]
+
+
+@requires_torch
+def test_results_that_are_not_views_match_torch():
+    """Operators whose schema returns no alias give tensors of their own, even where their
+    kernel builds the result as a view of a private temporary."""
+    for fn in [lambda L, a: L.rot90(a, 1), lambda L, a: L.rot90(a, -3, [1, 0]),
+               lambda L, a: L.as_strided_scatter(a[1:], L.ones(2, dtype=a.dtype), (2,), (1,), 4),
+               lambda L, a: L.view_copy(a.t(), (6,)), lambda L, a: L.diag_embed(a),
+               lambda L, a: L.diagonal_scatter(a, a.diagonal())]:
+        p, t = fn(pytensor, P(rand(2, 3))), fn(torch, T(rand(2, 3)))
+        assert (p._base is None) == (t._base is None)
+        assert tuple(p.shape) == tuple(t.shape) and p.stride() == t.stride()
