@@ -16,25 +16,9 @@
 #include <string.h>
 
 #include "boxing.h"
-#include "shape_common.h"
+#include "shape_more.h"
 
-static pt_status give(pt_tensor *r, pt_tensor **ret)
-{
-    if (!r) return pt_error_code() != PT_OK ? pt_error_code() : PT_ERR_RUNTIME;
-    *ret = r;
-    return PT_OK;
-}
 
-static pt_status give_out(const char *op, pt_tensor *r, pt_tensor *out, pt_tensor **ret)
-{
-    if (!r) return pt_error_code() != PT_OK ? pt_error_code() : PT_ERR_RUNTIME;
-    pt_status st = pt_shape_out_dtype(out, r->dtype);
-    if (st != PT_OK) {
-        pt_tensor_release(r);
-        return st;
-    }
-    return pt_shape_finish_out(op, r, out, true, ret);
-}
 
 static void release_all(int32_t n, pt_tensor **ts)
 {
