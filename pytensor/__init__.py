@@ -154,3 +154,8 @@ def __getattr__(name: str):  # noqa: F811
     return _getattr_before_serialization(name)
 
 from ._functional_stats import unravel_index  # noqa: E402,F401  (torch's is Python too)
+
+# The shape family's functions that torch writes in Python (torch/functional.py).
+from ._functional_shape import (atleast_1d, atleast_2d, atleast_3d, block_diag,  # noqa: E402,F401
+                                broadcast_shapes, broadcast_tensors, cartesian_prod, chain_matmul,
+                                dsplit, einsum, hsplit, meshgrid, tensor_split, tensordot, vsplit)

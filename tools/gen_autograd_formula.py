@@ -92,6 +92,7 @@ HELPERS = {
     "polar_backward_angle": ("pt_ag_polar_backward_angle", ["T", "T"], "T"),
     "cat_tensors_backward": ("pt_ag_cat_tensors_backward", ["T", "LL", "I"], "TL"),
     "stack_tensors_backward": ("pt_ag_stack_tensors_backward", ["T", "LL", "I"], "TL"),
+    "block_diag_backward": ("pt_ag_block_diag_backward", ["T", "LL"], "TL"),
     "split_backward": ("pt_ag_split_backward", ["GL", "I", "I"], "T"),
     "unbind_backward": ("pt_ag_unbind_backward", ["GL", "I"], "T"),
     "native_dropout_grad": ("pt_ag_native_dropout_backward", ["T", "T", "D", "B"], "T"),

@@ -329,5 +329,8 @@ pt_tensor *pt_ag_fft_r2c_backward(const pt_tensor *grad, int32_t nd, const int64
                                   const int64_t *self_sizes);
 pt_tensor *pt_ag_fft_c2r_backward(const pt_tensor *grad, int32_t nd, const int64_t *dim,
                                   int64_t normalization);
+/* block_diag (csrc/autograd/functions_shape_more.c): each input's block of the gradient. */
+pt_status pt_ag_block_diag_backward(const pt_tensor *grad, int32_t n, const int32_t *ndims,
+                                    const int64_t *sizes, int32_t nout, pt_tensor **outs);
 
 #endif
