@@ -252,6 +252,16 @@ def _wrap(dim: int, ndim: int) -> int:
     return dim + max(ndim, 1) if dim < 0 else dim
 
 
+# One Python Tensor object per section takes ~200 bytes: 2^28 of them (~50 GiB) is past what a
+# machine can hold, where a count only just below int64's limit would loop until memory ran out.
+_MAX_SECTIONS = 1 << 28
+
+
+def _check_int64(value: int) -> None:
+    if not -(1 << 63) <= value < (1 << 63):
+        raise ValueError("Overflow when unpacking long long")
+
+
 def tensor_split(input, indices_or_sections, dim=0) -> tuple:
     """Views of input split along dim into `sections` nearly equal parts, or at the given
     indices, as torch.tensor_split.
@@ -279,8 +289,13 @@ def tensor_split(input, indices_or_sections, dim=0) -> tuple:
     size = input.shape[dim]
     pieces = []
     if isinstance(spec, builtins.int):
+        _check_int64(spec)
         if spec <= 0:
             raise RuntimeError(f"number of sections must be larger than 0, got {spec}")
+        if spec > _MAX_SECTIONS:
+            # torch would build them one by one until memory runs out
+            raise MemoryError(f"tensor_split: {spec} sections would be {spec} tensors, more than "
+                              f"memory can hold")
         base, extra = divmod(size, spec)
         start = 0
         for i in range(spec):
@@ -291,6 +306,7 @@ def tensor_split(input, indices_or_sections, dim=0) -> tuple:
     start = 0
     for index in spec:
         index = operator.index(index)
+        _check_int64(index)
         pieces.append(_slice(input, dim, start, index))
         start = index
     pieces.append(_slice(input, dim, start, size))

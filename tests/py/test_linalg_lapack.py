@@ -436,9 +436,12 @@ def test_lapack_turned_off_checks_then_refuses():
 
 
 def test_init_report_names_lapack():
+    # the pytensor this process imported (installed or built in place), not the source tree
+    home = os.path.dirname(os.path.dirname(os.path.abspath(pytensor.__file__)))
     out = subprocess.run([sys.executable, "-m", "pytensor"], capture_output=True, text=True,
-                         timeout=120, env=dict(os.environ, PYTHONPATH=os.getcwd() + os.pathsep +
-                                               os.environ.get("PYTHONPATH", "")))
+                         timeout=120, cwd=os.path.dirname(home),
+                         env=dict(os.environ, PYTHONPATH=home + os.pathsep +
+                                  os.environ.get("PYTHONPATH", "")))
     assert out.returncode == 0, out.stderr
     assert any(ln.startswith("lapack: LAPACKE over LAPACK") for ln in out.stdout.splitlines())
 

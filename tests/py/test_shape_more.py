@@ -933,3 +933,15 @@ def test_results_that_are_not_views_match_torch():
         p, t = fn(pytensor, P(rand(2, 3))), fn(torch, T(rand(2, 3)))
         assert (p._base is None) == (t._base is None)
         assert tuple(p.shape) == tuple(t.shape) and p.stride() == t.stride()
+
+
+def test_tensor_split_refuses_counts_past_int64_and_past_memory():
+    # torch's ValueError for a count past int64; a valid count too large to hold as tensors fails
+    # at once, where building the pieces would loop until memory ran out
+    y = pytensor.arange(8)
+    for bad in (2**64, 2**63, [2**64], [1, -2**63 - 1]):
+        with pytest.raises(ValueError, match="Overflow when unpacking long long"):
+            pytensor.tensor_split(y, bad)
+    with pytest.raises(MemoryError, match="sections"):
+        pytensor.tensor_split(y, 2**62)
+    assert [t.tolist() for t in pytensor.tensor_split(y, 3)] == [[0, 1, 2], [3, 4, 5], [6, 7]]
