@@ -151,8 +151,8 @@ PT_TEST(init_runs_once_and_reports_its_phases)
     CHECK_OK(pt_init(NULL));
     CHECK(pt_init_phase_count() == n);
     const char *want[] = {"load-time records", "cpu capability", "cpu kernels", "dtypes", "devices",
-                          "blas", "onednn", "generators", "operators", "autograd", "backends",
-                          "total"};
+                          "blas", "onednn", "lapack", "generators", "operators", "autograd",
+                          "backends", "total"};
     CHECK(n >= (int32_t)(sizeof want / sizeof want[0]));
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         pt_init_phase_info p;

@@ -193,7 +193,10 @@ def test_killed_worker_is_an_error_not_a_hang():
     text = str(info.value)
     if re.fullmatch(r"DataLoader worker \(pid\(s\) \d+\) exited unexpectedly", text):
         cause = info.value.__cause__
-        assert isinstance(cause, queue.Empty) or "is killed by signal: Killed." in str(cause)
+        # ... or the read's EOFError / ConnectionResetError, where the worker died while it wrote
+        # a batch into the pipe the read was draining
+        assert (isinstance(cause, (queue.Empty, EOFError, ConnectionError))
+                or "is killed by signal: Killed." in str(cause))
     else:
         assert re.fullmatch(r"DataLoader worker \(pid \d+\) is killed by signal: Killed\. ",
                             text), text
