@@ -15,14 +15,13 @@
 #include "cpu_stub.h"
 #include "elementwise_more.h"
 #include "iter.h"
+#include "native.h"
 #include "pt_ops.h"
 #include "pt_ops_internal.h"
 
 PT_CPU_STUB_DECLARE(elementwise_more);
 
 static const pt_ew_table *table(void) { return PT_CPU_KERNELS(elementwise_more, pt_ew_table); }
-
-static const pt_device cpu_device = {PT_DEV_CPU, -1};
 
 /* ---------------------------------------------------------------- isclose */
 
@@ -190,26 +189,6 @@ static pt_status isin_run(const pt_tensor *elements, const pt_tensor *test, int3
     return pt_iter_finish(&it, ret);
 }
 
-/* A Scalar as a 0-d CPU wrapped number (Note [wrapped numbers] in pytensor.h). */
-static pt_status wrapped(const pt_scalar *s, const char *arg, pt_tensor **out)
-{
-    if (!s) return PT_ERROR(PT_ERR_TYPE, "isin(): argument '%s' must be a Number, not None", arg);
-    const int32_t dtype = s->kind == PT_SCALAR_BOOL      ? PT_BOOL
-                          : s->kind == PT_SCALAR_INT     ? PT_INT64
-                          : s->kind == PT_SCALAR_COMPLEX ? PT_COMPLEX128
-                                                         : PT_FLOAT64;
-    pt_tensor *t = NULL;
-    PT_TRY(pt_tensor_empty(0, NULL, dtype, cpu_device, &t));
-    const pt_status st = pt_tensor_fill_(t, s);
-    if (st != PT_OK) {
-        pt_tensor_release(t);
-        return st;
-    }
-    pt_tensor_set_wrapped_number(t, 1);
-    *out = t;
-    return PT_OK;
-}
-
 pt_status pt_kernel_isin_Tensor_Tensor(const pt_tensor *elements, const pt_tensor *test_elements,
                                        int32_t assume_unique, int32_t invert, pt_tensor **ret)
 {
@@ -230,7 +209,8 @@ static pt_status isin_scalar(const pt_tensor *elements, const pt_scalar *element
                              int32_t invert, pt_tensor *out, pt_tensor **ret)
 {
     pt_tensor *w = NULL;
-    PT_TRY(wrapped(element ? element : test_element, element ? "element" : "test_element", &w));
+    PT_TRY(pt_native_wrapped_number("isin", element ? "element" : "test_element",
+                                    element ? element : test_element, &w));
     const pt_status st = element ? isin_run(w, test_elements, invert, out, ret)
                                  : isin_run(elements, w, invert, out, ret);
     pt_tensor_release(w);

@@ -13,8 +13,8 @@
 
 static const pt_device cpu_device = {PT_DEV_CPU, -1};
 
-static pt_status wrapped_scalar_arg(const char *op, const char *arg, const pt_scalar *s,
-                                    pt_tensor **out)
+pt_status pt_native_wrapped_number(const char *op, const char *arg, const pt_scalar *s,
+                                   pt_tensor **out)
 {
     if (!s)
         return PT_ERROR(PT_ERR_TYPE, "%s(): argument '%s' must be a Number, not None", op, arg);
@@ -39,7 +39,7 @@ static pt_status wrapped_scalar_arg(const char *op, const char *arg, const pt_sc
 
 static pt_status wrapped_scalar(const char *op, const pt_scalar *s, pt_tensor **out)
 {
-    return wrapped_scalar_arg(op, "other", s, out);
+    return pt_native_wrapped_number(op, "other", s, out);
 }
 
 /* The entry points return a new reference or NULL with the error set. */
@@ -131,7 +131,7 @@ pt_status pt_native_mul__Scalar(pt_tensor *self, const pt_scalar *other, pt_tens
     pt_status pt_native_##NAME(const pt_scalar *self, const pt_tensor *ARG, pt_tensor **ret)       \
     {                                                                                              \
         pt_tensor *w = NULL;                                                                       \
-        PT_TRY(wrapped_scalar_arg(OP, "self", self, &w));                                          \
+        PT_TRY(pt_native_wrapped_number(OP, "self", self, &w));                                          \
         return result(w, CALL(w, ARG), ret);                                                       \
     }
 /* op.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) */
@@ -140,7 +140,7 @@ pt_status pt_native_mul__Scalar(pt_tensor *self, const pt_scalar *other, pt_tens
                                pt_tensor **ret)                                                    \
     {                                                                                              \
         pt_tensor *w = NULL;                                                                       \
-        PT_TRY(wrapped_scalar_arg(OP, "self", self, &w));                                          \
+        PT_TRY(pt_native_wrapped_number(OP, "self", self, &w));                                          \
         return result(w, CALL(w, ARG, out), ret);                                                  \
     }
 /* The three Scalar-other overloads of an operator whose Tensor entry points are T (functional),

@@ -7,8 +7,6 @@
 #include "iter.h"
 #include "native.h"
 
-static const pt_device cpu_device = {PT_DEV_CPU, -1};
-
 /* A new reference or NULL with the error set, as the pt_call_* entry points return. */
 static pt_status result_of(pt_tensor *r, pt_tensor **ret)
 {
@@ -44,29 +42,6 @@ pt_status pt_native_positive(const pt_tensor *self, pt_tensor **ret)
 }
 
 /* ---------------------------------------------------------------- copysign with a Scalar */
-/* The Scalar as a 0-d CPU wrapped number (Note [wrapped numbers] in pytensor.h). */
-static pt_status wrapped(const char *op, const pt_scalar *s, pt_tensor **out)
-{
-    if (!s) return PT_ERROR(PT_ERR_TYPE, "%s(): argument 'other' must be a Number, not None", op);
-    int32_t dtype;
-    switch (s->kind) {
-    case PT_SCALAR_BOOL: dtype = PT_BOOL; break;
-    case PT_SCALAR_INT: dtype = PT_INT64; break;
-    case PT_SCALAR_COMPLEX: dtype = PT_COMPLEX128; break;
-    default: dtype = PT_FLOAT64; break;
-    }
-    pt_tensor *t = NULL;
-    PT_TRY(pt_tensor_empty(0, NULL, dtype, cpu_device, &t));
-    const pt_status st = pt_tensor_fill_(t, s);
-    if (st != PT_OK) {
-        pt_tensor_release(t);
-        return st;
-    }
-    pt_tensor_set_wrapped_number(t, 1);
-    *out = t;
-    return PT_OK;
-}
-
 static pt_status release_and_return(pt_tensor *w, pt_tensor *r, pt_tensor **ret)
 {
     pt_tensor_release(w);
@@ -76,14 +51,14 @@ static pt_status release_and_return(pt_tensor *w, pt_tensor *r, pt_tensor **ret)
 pt_status pt_native_copysign_Scalar(const pt_tensor *self, const pt_scalar *other, pt_tensor **ret)
 {
     pt_tensor *w = NULL;
-    PT_TRY(wrapped("copysign", other, &w));
+    PT_TRY(pt_native_wrapped_number("copysign", "other", other, &w));
     return release_and_return(w, pt_call_copysign_Tensor(self, w), ret);
 }
 
 pt_status pt_native_copysign__Scalar(pt_tensor *self, const pt_scalar *other, pt_tensor **ret)
 {
     pt_tensor *w = NULL;
-    PT_TRY(wrapped("copysign_", other, &w));
+    PT_TRY(pt_native_wrapped_number("copysign_", "other", other, &w));
     return release_and_return(w, pt_call_copysign__Tensor(self, w), ret);
 }
 
@@ -91,7 +66,7 @@ pt_status pt_native_copysign_Scalar_out(const pt_tensor *self, const pt_scalar *
                                         pt_tensor *out, pt_tensor **ret)
 {
     pt_tensor *w = NULL;
-    PT_TRY(wrapped("copysign", other, &w));
+    PT_TRY(pt_native_wrapped_number("copysign", "other", other, &w));
     return release_and_return(w, pt_call_copysign_out(self, w, out), ret);
 }
 

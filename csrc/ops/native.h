@@ -31,6 +31,11 @@ pt_status pt_native_format_strides(const char *op, int32_t ndim, const int64_t *
  * non-overlapping, else dense strides in the order of the input's strides. */
 void pt_native_like_strides(int32_t ndim, const int64_t *sizes, const int64_t *strides,
                             int64_t *out);
+/* A Scalar argument `arg` of op as a 0-d CPU wrapped number (Note [wrapped numbers] in
+ * pytensor.h): bool, int64, complex128 or float64 by the Scalar's kind; NULL is torch's
+ * "argument must be a Number, not None" TypeError. */
+pt_status pt_native_wrapped_number(const char *op, const char *arg, const pt_scalar *s,
+                                   pt_tensor **out);
 /* A new reference to t as the result of an in-place op or a no-op conversion. */
 pt_status pt_native_self(pt_tensor *t, pt_tensor **out);
 /* A new tensor object viewing exactly what t views. */

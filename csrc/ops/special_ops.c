@@ -8,31 +8,6 @@
  */
 #include "native.h"
 
-static const pt_device cpu_device = {PT_DEV_CPU, -1};
-
-static pt_status wrapped(const char *op, const char *arg, const pt_scalar *s, pt_tensor **out)
-{
-    if (!s)
-        return PT_ERROR(PT_ERR_TYPE, "%s(): argument '%s' must be a Number, not None", op, arg);
-    int32_t dtype;
-    switch (s->kind) {
-    case PT_SCALAR_BOOL: dtype = PT_BOOL; break;
-    case PT_SCALAR_INT: dtype = PT_INT64; break;
-    case PT_SCALAR_COMPLEX: dtype = PT_COMPLEX128; break;
-    default: dtype = PT_FLOAT64; break;
-    }
-    pt_tensor *t = NULL;
-    PT_TRY(pt_tensor_empty(0, NULL, dtype, cpu_device, &t));
-    const pt_status st = pt_tensor_fill_(t, s);
-    if (st != PT_OK) {
-        pt_tensor_release(t);
-        return st;
-    }
-    pt_tensor_set_wrapped_number(t, 1);
-    *out = t;
-    return PT_OK;
-}
-
 /* The entry points return a new reference or NULL with the error set. */
 static pt_status result(pt_tensor *w, pt_tensor *r, pt_tensor **ret)
 {
@@ -47,7 +22,7 @@ static pt_status result(pt_tensor *w, pt_tensor *r, pt_tensor **ret)
     pt_status pt_native_##NAME(const pt_scalar *self, const pt_tensor *other, pt_tensor **ret)     \
     {                                                                                              \
         pt_tensor *w = NULL;                                                                       \
-        PT_TRY(wrapped(OP, "self", self, &w));                                                     \
+        PT_TRY(pt_native_wrapped_number(OP, "self", self, &w));                                    \
         return result(w, CALL(w, other), ret);                                                     \
     }
 #define SCALAR_SELF_OUT(NAME, OP, CALL)                                                            \
@@ -55,14 +30,14 @@ static pt_status result(pt_tensor *w, pt_tensor *r, pt_tensor **ret)
                                pt_tensor **ret)                                                    \
     {                                                                                              \
         pt_tensor *w = NULL;                                                                       \
-        PT_TRY(wrapped(OP, "self", self, &w));                                                     \
+        PT_TRY(pt_native_wrapped_number(OP, "self", self, &w));                                    \
         return result(w, CALL(w, other, out), ret);                                                \
     }
 #define SCALAR_OTHER(NAME, OP, CALL, SELF_T)                                                       \
     pt_status pt_native_##NAME(SELF_T *self, const pt_scalar *other, pt_tensor **ret)              \
     {                                                                                              \
         pt_tensor *w = NULL;                                                                       \
-        PT_TRY(wrapped(OP, "other", other, &w));                                                   \
+        PT_TRY(pt_native_wrapped_number(OP, "other", other, &w));                                  \
         return result(w, CALL(self, w), ret);                                                      \
     }
 #define SCALAR_OTHER_OUT(NAME, OP, CALL)                                                           \
@@ -70,7 +45,7 @@ static pt_status result(pt_tensor *w, pt_tensor *r, pt_tensor **ret)
                                pt_tensor **ret)                                                    \
     {                                                                                              \
         pt_tensor *w = NULL;                                                                       \
-        PT_TRY(wrapped(OP, "other", other, &w));                                                   \
+        PT_TRY(pt_native_wrapped_number(OP, "other", other, &w));                                  \
         return result(w, CALL(self, w, out), ret);                                                 \
     }
 
@@ -116,7 +91,7 @@ pt_status pt_native_special_ndtr(const pt_tensor *self, pt_tensor **ret)
 pt_status pt_native_special_ndtr_out(const pt_tensor *self, pt_tensor *out, pt_tensor **ret)
 {
     pt_tensor *w = NULL;
-    PT_TRY(wrapped("special_ndtr", "other", &ndtr_half, &w));
+    PT_TRY(pt_native_wrapped_number("special_ndtr", "other", &ndtr_half, &w));
     pt_tensor *s = one_plus_erf(self);
     if (!s) return result(w, NULL, ret);
     pt_tensor *r = pt_call_mul_out(s, w, out);
