@@ -262,6 +262,13 @@ def _check_int64(value: int) -> None:
         raise ValueError("Overflow when unpacking long long")
 
 
+def _need_tensor(name: str, input) -> None:
+    """The TypeError of torch's bound function for an input that is not a tensor."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not "
+                        f"{type(input).__name__}")
+
+
 def tensor_split(input, indices_or_sections, dim=0) -> tuple:
     """Views of input split along dim into `sections` nearly equal parts, or at the given
     indices, as torch.tensor_split.
@@ -269,6 +276,7 @@ def tensor_split(input, indices_or_sections, dim=0) -> tuple:
     >>> [t.tolist() for t in pytensor.tensor_split(pytensor.arange(5), 2)]
     [[0, 1, 2], [3, 4]]
     """
+    _need_tensor("tensor_split", input)
     if input.dim() == 0:
         raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a "
                            "tensor with 0 dims")
@@ -325,6 +333,7 @@ def _slice(t, dim, start, end):
 
 
 def _split_family(name: str, input, spec, need: int, dim: int) -> tuple:
+    _need_tensor(name, input)
     if input.dim() < need:
         raise RuntimeError(f"torch.{name} requires a tensor with at least {need} dimension, but "
                            f"got a tensor with {input.dim()} dimensions!")
@@ -344,6 +353,7 @@ def hsplit(input, indices_or_sections) -> tuple:
     >>> [t.shape for t in pytensor.hsplit(pytensor.ones(2, 4), 2)]
     [pytensor.Size([2, 2]), pytensor.Size([2, 2])]
     """
+    _need_tensor("hsplit", input)
     dim = 0 if input.dim() == 1 else 1
     return _split_family("hsplit", input, indices_or_sections, 1, dim)
 

@@ -122,10 +122,32 @@ pt_status pt_kernel_polygamma_out(int64_t n, const pt_tensor *self, pt_tensor *o
 /* torch builds mvlgamma from arange, whose kernel refuses complex first */
 static const spec spec_mvlgamma = {PT_SPECIAL_MVLGAMMA, "mvlgamma", "arange_cpu", 0};
 
+/* Note [mvlgamma's terms]
+ * torch computes mvlgamma by materializing x.unsqueeze(-1) + arange(p) terms, so a p whose
+ * arange's bytes overflow is its "Storage size calculation overflowed" error, and a large one an
+ * allocation that fails. The kernel here sums the p terms per element without that memory, at
+ * ~20 ns a term: numel * p above MVLGAMMA_MAX_TERMS (2^28, ~5 s of one core; 1 GiB of float32
+ * terms in torch's form) is refused rather than left to run for minutes or hours. */
+#define MVLGAMMA_MAX_TERMS ((int64_t)1 << 28)
+
+static pt_status mvlgamma_check_terms(const pt_tensor *self, int64_t p)
+{
+    int64_t bytes, terms;
+    if (__builtin_mul_overflow(p, (int64_t)pt_dtype_itemsize(self->dtype), &bytes))
+        return PT_ERROR(PT_ERR_RUNTIME, "Storage size calculation overflowed with sizes=[%lld]",
+                        (long long)p);
+    if (__builtin_mul_overflow(self->numel, p, &terms) || terms > MVLGAMMA_MAX_TERMS)
+        return PT_ERROR(PT_ERR_MEMORY, "mvlgamma: p = %lld over %lld elements is more than the "
+                        "%lld terms it computes (torch materializes every term)", (long long)p,
+                        (long long)self->numel, (long long)MVLGAMMA_MAX_TERMS);
+    return PT_OK;
+}
+
 static pt_status mvlgamma(int mode, const pt_tensor *self, int64_t p, pt_tensor *out_arg,
                           pt_tensor **ret)
 {
     if (p < 1) return PT_ERROR(PT_ERR_RUNTIME, "p has to be greater than or equal to 1");
+    PT_TRY(mvlgamma_check_terms(self, p));
     pt_special_params params = {0.0, p};
     return run(&spec_mvlgamma, mode, self, NULL, out_arg, &params, ret);
 }

@@ -180,6 +180,12 @@ static pt_status run(const call *c, pt_tensor **out)
     for (int i = 0; i < NOPS; i++)
         if (c->ops[i]) PT_TRY(pt_iter_check_operand(c->ops[i], c->s->name, "operand"));
     PT_TRY(check_reduction(c->reduction));
+    /* The operands share self's device (torch's message); on meta only the shape is computed. */
+    for (int i = 1; i < NOPS; i++)
+        if (c->ops[i] && c->ops[i]->device.type != x->device.type)
+            return PT_ERROR(PT_ERR_RUNTIME, "Tensor on device %s is not on the expected device %s!",
+                            pt_device_type_name(x->device.type),
+                            pt_device_type_name(c->ops[i]->device.type));
     int32_t nd, result_dtype;
     int64_t shape[PT_MAX_DIMS];
     PT_TRY(plan(c, &nd, shape, &result_dtype));
@@ -205,6 +211,7 @@ static pt_status run(const call *c, pt_tensor **out)
         if ((st = dense(c->ops[i], dtype, nd, shape, &d[i])) != PT_OK) goto done;
     }
     if ((st = pt_tensor_empty(reduce ? 0 : nd, shape, dtype, x->device, &r)) != PT_OK) goto done;
+    if (x->device.type == PT_DEV_META) goto done;
     const pt_loss_table *tab = PT_CPU_KERNELS(nn_loss, pt_loss_table);
     const int k = dtype == PT_FLOAT64;
     j.fn = c->backward ? tab->backward[k][c->s->op] : tab->forward[k][c->s->op];

@@ -64,6 +64,11 @@ static void gn_fold(const double *s, const double *q, const double *k, int64_t c
         T *y = j->y, *mean = j->mean, *rstd = j->rstd;                                             \
         const int64_t cg = j->C / j->G, D = cg * j->HxW;                                           \
         for (int64_t r = begin; r < end; r++) {                                                    \
+            if (D == 0) { /* an empty group: torch's mean 0 and rstd 1 / sqrt(0 / 0) */            \
+                mean[r] = (T)0.0;                                                                  \
+                rstd[r] = (T)NAN;                                                                  \
+                continue;                                                                          \
+            }                                                                                      \
             const T *xr = x + r * D;                                                               \
             double sq[2];                                                                          \
             const double k = (double)xr[0];                                                        \
