@@ -7,6 +7,7 @@ import itertools
 import os
 import multiprocessing as python_multiprocessing
 import queue
+import time
 import warnings
 
 from . import _utils
@@ -127,6 +128,15 @@ class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
             with _utils.signal_handling.waiting_for_workers():
                 return True, self._data_queue.get(timeout=timeout)
         except Exception as e:
+            if not isinstance(e, queue.Empty):
+                # A read that broke (EOF, reset) mostly means a worker died while it wrote: its
+                # pipes close before the kernel makes it a zombie, so is_alive() may still say
+                # True for a moment. Give the dying worker that moment to be seen.
+                deadline = time.monotonic() + 2.0
+                while (time.monotonic() < deadline
+                       and all(w.is_alive() for i, w in enumerate(self._workers)
+                               if self._workers_status[i])):
+                    time.sleep(0.01)
             failed = []
             for worker_id, w in enumerate(self._workers):
                 if self._workers_status[worker_id] and not w.is_alive():
